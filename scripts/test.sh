@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs every test of Ferrum: formatting, lints, the Rust unit and
+# integration tests (release mode: perft suites need the speed) and the
+# python-chess client tests against the release binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python3 -m pip install --quiet --disable-pip-version-check -r scripts/requirements.txt
+
+cargo fmt --all -- --check
+cargo clippy --release --all-targets -- -D warnings
+cargo build --release
+cargo test --release
+FERRUM="$PWD/target/release/ferrum" python3 -m pytest -q scripts/tests

@@ -1,0 +1,376 @@
+//! The engine behind the protocol: the game position, the options, the
+//! shared transposition table and the search thread.
+//!
+//! Every method that changes state validates first and changes nothing on
+//! error, so bad input leaves the engine as it was. Searches run on their
+//! own thread; the caller's thread (the UCI input loop) never waits for one
+//! except after asking it to stop.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Move, Position};
+
+use crate::fen::parse_fen;
+use crate::moves;
+use crate::search::{self, Limits, Reporter, SearchOptions, SearchResult, Signals};
+use crate::state::GameState;
+use crate::tt::TranspositionTable;
+
+/// Receives the progress and the result of searches started by [`Engine::go`].
+pub trait Listener: Reporter + Send + Sync {
+    /// The search is over: `bestmove` time. `best` is `None` when the
+    /// position has no legal move.
+    fn finished(&self, best: Option<Move>, ponder: Option<Move>, result: &SearchResult);
+}
+
+/// Values of the UCI options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub hash_mb: usize,
+    pub threads: usize,
+    pub multipv: usize,
+    pub ponder: bool,
+    pub move_overhead: u64,
+    pub chess960: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            hash_mb: DEFAULT_HASH_MB,
+            threads: 1,
+            multipv: 1,
+            ponder: false,
+            move_overhead: 10,
+            chess960: false,
+        }
+    }
+}
+
+/// Default and largest `Hash` sizes, in megabytes.
+pub const DEFAULT_HASH_MB: usize = 16;
+pub const MAX_HASH_MB: usize = 32_768;
+pub const MAX_THREADS: usize = 256;
+pub const MAX_MULTIPV: usize = 256;
+pub const MAX_MOVE_OVERHEAD: u64 = 5000;
+
+/// The kind and range of one UCI option, for `uci` and for validation.
+pub enum OptionKind {
+    Spin { default: i64, min: i64, max: i64 },
+    Check { default: bool },
+    Button,
+}
+
+/// Every option Ferrum declares, in the order `uci` lists them.
+pub fn option_list() -> Vec<(&'static str, OptionKind)> {
+    vec![
+        (
+            "Hash",
+            OptionKind::Spin {
+                default: DEFAULT_HASH_MB as i64,
+                min: 1,
+                max: MAX_HASH_MB as i64,
+            },
+        ),
+        (
+            "Threads",
+            OptionKind::Spin {
+                default: 1,
+                min: 1,
+                max: MAX_THREADS as i64,
+            },
+        ),
+        (
+            "MultiPV",
+            OptionKind::Spin {
+                default: 1,
+                min: 1,
+                max: MAX_MULTIPV as i64,
+            },
+        ),
+        ("Ponder", OptionKind::Check { default: false }),
+        (
+            "Move Overhead",
+            OptionKind::Spin {
+                default: 10,
+                min: 0,
+                max: MAX_MOVE_OVERHEAD as i64,
+            },
+        ),
+        ("UCI_Chess960", OptionKind::Check { default: false }),
+        ("Clear Hash", OptionKind::Button),
+    ]
+}
+
+/// A running search.
+struct Running {
+    handle: JoinHandle<()>,
+    /// Set by the search thread just before it reports `bestmove`.
+    done: Arc<AtomicBool>,
+    /// `go infinite` or `go ponder`: it never ends by itself.
+    open_ended: bool,
+}
+
+/// The engine state the protocol drives.
+pub struct Engine {
+    game: GameState,
+    options: Options,
+    tt: Arc<TranspositionTable>,
+    signals: Arc<Signals>,
+    running: Option<Running>,
+    listener: Arc<dyn Listener>,
+}
+
+impl Engine {
+    /// A new engine at the start position, reporting to `listener`.
+    pub fn new(listener: Arc<dyn Listener>) -> Engine {
+        Engine {
+            game: GameState::new(Chess::default()),
+            options: Options::default(),
+            tt: Arc::new(TranspositionTable::new(DEFAULT_HASH_MB)),
+            signals: Arc::new(Signals::default()),
+            running: None,
+            listener,
+        }
+    }
+
+    /// The current game position.
+    pub fn game(&self) -> &GameState {
+        &self.game
+    }
+
+    /// Current option values.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The castling notation for moves in and out: Chess960 (king takes
+    /// rook) when `UCI_Chess960` is on.
+    pub fn castling_mode(&self) -> CastlingMode {
+        if self.options.chess960 {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        }
+    }
+
+    /// Whether a search is running and has not yet reported its best move.
+    pub fn is_searching(&self) -> bool {
+        self.running
+            .as_ref()
+            .is_some_and(|r| !r.done.load(Ordering::Acquire))
+    }
+
+    /// Makes sure no search is running before state changes: a finished or
+    /// stopping search is joined (a matter of milliseconds); a search still
+    /// running is an error, and nothing changes.
+    fn idle(&mut self) -> Result<(), String> {
+        if let Some(r) = &self.running {
+            let stopping = self.signals.stop.load(Ordering::Relaxed);
+            if !r.done.load(Ordering::Acquire) && !stopping {
+                return Err("a search is running; send 'stop' first".to_string());
+            }
+        }
+        self.wait();
+        Ok(())
+    }
+
+    /// Waits for the running search, if any, to end.
+    pub fn wait(&mut self) {
+        if let Some(r) = self.running.take() {
+            let _ = r.handle.join();
+        }
+    }
+
+    /// `position`: sets the position from a FEN (or the start position with
+    /// `None`) and plays `moves` in UCI notation. On any error the previous
+    /// position stays.
+    pub fn set_position(&mut self, fen: Option<&str>, moves: &[&str]) -> Result<(), String> {
+        self.idle()?;
+        let pos = match fen {
+            None => Chess::default(),
+            Some(f) => parse_fen(f, self.options.chess960)?,
+        };
+        let mut game = GameState::new(pos);
+        for (i, text) in moves.iter().enumerate() {
+            let m = parse_move(game.pos(), text)
+                .map_err(|e| format!("move {} '{}': {}", i + 1, text, e))?;
+            game.play(m);
+        }
+        game.commit();
+        self.game = game;
+        Ok(())
+    }
+
+    /// `setoption`: validates and applies one option. Names are matched
+    /// without regard to case, as Stockfish does.
+    pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<(), String> {
+        let list = option_list();
+        let Some((canonical, kind)) = list.iter().find(|(n, _)| n.eq_ignore_ascii_case(name))
+        else {
+            return Err(format!("unknown option '{name}'"));
+        };
+        let canonical = *canonical;
+        enum Value {
+            Int(i64),
+            Bool(bool),
+            None,
+        }
+        let v = match kind {
+            OptionKind::Spin { min, max, .. } => {
+                let text = value.ok_or_else(|| format!("option '{canonical}' needs a value"))?;
+                let n: i64 = text
+                    .parse()
+                    .map_err(|_| format!("option '{canonical}': '{text}' is not an integer"))?;
+                if n < *min || n > *max {
+                    return Err(format!(
+                        "option '{canonical}': {n} is out of range {min}..{max}"
+                    ));
+                }
+                Value::Int(n)
+            }
+            OptionKind::Check { .. } => {
+                let text = value.ok_or_else(|| format!("option '{canonical}' needs a value"))?;
+                match text.to_ascii_lowercase().as_str() {
+                    "true" => Value::Bool(true),
+                    "false" => Value::Bool(false),
+                    _ => {
+                        return Err(format!(
+                            "option '{canonical}': '{text}' is not true or false"
+                        ));
+                    }
+                }
+            }
+            OptionKind::Button => Value::None,
+        };
+        // Options that touch the table or the search wait for it to end.
+        self.idle()?;
+        match (canonical, v) {
+            ("Hash", Value::Int(n)) => {
+                let mb = n as usize;
+                if mb != self.tt.size_mb() {
+                    self.tt =
+                        Arc::new(TranspositionTable::try_new(mb).ok_or_else(|| {
+                            format!("cannot allocate {mb} MB for the hash table")
+                        })?);
+                }
+                self.options.hash_mb = mb;
+            }
+            ("Threads", Value::Int(n)) => self.options.threads = n as usize,
+            ("MultiPV", Value::Int(n)) => self.options.multipv = n as usize,
+            ("Move Overhead", Value::Int(n)) => self.options.move_overhead = n as u64,
+            ("Ponder", Value::Bool(b)) => self.options.ponder = b,
+            ("UCI_Chess960", Value::Bool(b)) => self.options.chess960 = b,
+            ("Clear Hash", _) => self.tt.clear(),
+            _ => return Err(format!("option '{canonical}': bad value")),
+        }
+        Ok(())
+    }
+
+    /// `ucinewgame`: forgets everything learnt (the table; histories are
+    /// per search) and returns to the start position.
+    pub fn new_game(&mut self) -> Result<(), String> {
+        self.idle()?;
+        self.tt.clear();
+        self.game = GameState::new(Chess::default());
+        Ok(())
+    }
+
+    /// `go`: starts a search on its own thread. `ponder` starts it in
+    /// ponder mode (the clock starts at `ponderhit`).
+    pub fn go(&mut self, limits: Limits, ponder: bool) -> Result<(), String> {
+        self.idle()?;
+        self.signals.stop.store(false, Ordering::Relaxed);
+        self.signals.ponder.store(ponder, Ordering::Relaxed);
+        let done = Arc::new(AtomicBool::new(false));
+        let open_ended = ponder || limits.infinite;
+        let game = self.game.clone();
+        let options = SearchOptions {
+            threads: self.options.threads,
+            multipv: self.options.multipv,
+            move_overhead: self.options.move_overhead,
+        };
+        let tt = Arc::clone(&self.tt);
+        let signals = Arc::clone(&self.signals);
+        let listener = Arc::clone(&self.listener);
+        let done2 = Arc::clone(&done);
+        let handle = std::thread::Builder::new()
+            .name("search".to_string())
+            .stack_size(32 * 1024 * 1024)
+            .spawn(move || {
+                let result = search::search(&game, &limits, &options, &tt, &signals, &*listener);
+                let ponder = result
+                    .ponder
+                    .or_else(|| ponder_from_tt(&game, &tt, result.best));
+                done2.store(true, Ordering::Release);
+                listener.finished(result.best, ponder, &result);
+            })
+            .map_err(|e| format!("cannot start the search thread: {e}"))?;
+        self.running = Some(Running {
+            handle,
+            done,
+            open_ended,
+        });
+        Ok(())
+    }
+
+    /// `stop`: ends the search as soon as possible (it reports `bestmove`).
+    pub fn stop(&self) {
+        self.signals.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// `ponderhit`: the opponent played the expected move; the search goes
+    /// on as a normal timed search from now.
+    pub fn ponderhit(&self) {
+        self.signals.ponder.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether the running search never ends on its own (`infinite` or
+    /// `ponder` before `ponderhit`).
+    pub fn is_open_ended(&self) -> bool {
+        self.running.as_ref().is_some_and(|r| {
+            r.open_ended
+                && (self.signals.ponder.load(Ordering::Relaxed) || !r.done.load(Ordering::Acquire))
+        })
+    }
+
+    /// Occupancy of the table in per mille.
+    pub fn hashfull(&self) -> u32 {
+        self.tt.hashfull()
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.stop();
+        self.signals.ponder.store(false, Ordering::Relaxed);
+        self.wait();
+    }
+}
+
+/// Parses a move in UCI notation (either castling notation) and checks it
+/// is legal in `pos`.
+pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
+    let uci: UciMove = text
+        .parse()
+        .map_err(|_| "not a move in UCI notation".to_string())?;
+    if matches!(uci, UciMove::Null) {
+        return Err("null move is not allowed".to_string());
+    }
+    uci.to_move(pos)
+        .map_err(|_| "illegal in this position".to_string())
+}
+
+/// A move to ponder on when the principal variation has only one move:
+/// the table's best reply, if it is legal.
+fn ponder_from_tt(game: &GameState, tt: &TranspositionTable, best: Option<Move>) -> Option<Move> {
+    let best = best?;
+    let mut after = game.pos().clone();
+    after.play_unchecked(best);
+    let g = GameState::new(after);
+    let e = tt.probe(g.key())?;
+    moves::unpack(g.pos(), e.mv)
+}

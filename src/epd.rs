@@ -1,0 +1,1 @@
+//! EPD test suites (work in progress).

@@ -1,0 +1,32 @@
+//! Ferrum: a UCI chess engine. Iterative-deepening negamax alpha-beta with
+//! move ordering and a lossy Zobrist-hashed transposition table, over
+//! shakmaty's move generation.
+//!
+//! Layers, top to bottom: [`uci`] (protocol in and out) → [`engine`]
+//! (position, options, search thread) → [`search`] (iterative deepening,
+//! negamax, quiescence) with [`movepick`], [`history`], [`see`] and
+//! [`time`] → [`eval`] and [`tt`], over [`state`] (position with
+//! incremental Zobrist key). [`perft`], [`bench`] and [`epd`] serve the
+//! command line.
+
+pub mod bench;
+pub mod engine;
+pub mod epd;
+pub mod eval;
+pub mod fen;
+pub mod history;
+pub mod movepick;
+pub mod moves;
+pub mod perft;
+pub mod score;
+pub mod search;
+pub mod see;
+pub mod state;
+pub mod time;
+pub mod tt;
+pub mod uci;
+
+/// Engine name and version, as `uci` reports them.
+pub const NAME: &str = concat!("Ferrum ", env!("CARGO_PKG_VERSION"));
+/// Author line for `id author`.
+pub const AUTHOR: &str = "the Ferrum developers";

@@ -1,0 +1,111 @@
+//! Compact 16-bit move encoding for the transposition table and the
+//! history tables, and conversion back to a shakmaty move that is checked
+//! legal in the position at hand.
+//!
+//! Bits 0-5: from square, 6-11: to square, 12-15: kind (0 normal, 1-4
+//! promotion to knight, bishop, rook, queen, 5 castling with the king's and
+//! the rook's squares, 6 en passant). 0 means "no move" (a1a1 is no move).
+
+use shakmaty::{Chess, Move, Position, Role, Square};
+
+/// Packs a move into 16 bits.
+pub fn pack(m: Move) -> u16 {
+    let (from, to, kind) = match m {
+        Move::Normal {
+            from,
+            to,
+            promotion,
+            ..
+        } => {
+            let kind = match promotion {
+                None => 0,
+                Some(Role::Knight) => 1,
+                Some(Role::Bishop) => 2,
+                Some(Role::Rook) => 3,
+                Some(_) => 4,
+            };
+            (from, to, kind)
+        }
+        Move::Castle { king, rook } => (king, rook, 5),
+        Move::EnPassant { from, to } => (from, to, 6),
+        Move::Put { to, .. } => (to, to, 0),
+    };
+    from as u16 | (to as u16) << 6 | kind << 12
+}
+
+/// Rebuilds a packed move in `pos`; `None` unless it is legal there.
+pub fn unpack(pos: &Chess, packed: u16) -> Option<Move> {
+    if packed == 0 {
+        return None;
+    }
+    let from = Square::new(u32::from(packed & 63));
+    let to = Square::new(u32::from((packed >> 6) & 63));
+    let board = pos.board();
+    let m = match packed >> 12 {
+        5 => Move::Castle {
+            king: from,
+            rook: to,
+        },
+        6 => Move::EnPassant { from, to },
+        kind => {
+            let piece = board.piece_at(from)?;
+            if piece.color != pos.turn() {
+                return None;
+            }
+            let promotion = match kind {
+                0 => None,
+                1 => Some(Role::Knight),
+                2 => Some(Role::Bishop),
+                3 => Some(Role::Rook),
+                4 => Some(Role::Queen),
+                _ => return None,
+            };
+            Move::Normal {
+                role: piece.role,
+                from,
+                capture: board.role_at(to),
+                to,
+                promotion,
+            }
+        }
+    };
+    pos.is_legal(m).then_some(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, EnPassantMode};
+
+    #[test]
+    fn every_legal_move_round_trips() {
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        ] {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            for m in pos.legal_moves() {
+                assert_eq!(unpack(&pos, pack(m)), Some(m), "{fen} {m:?}");
+            }
+            let _ = EnPassantMode::Legal;
+        }
+    }
+
+    #[test]
+    fn illegal_and_empty_moves_are_rejected() {
+        let pos = Chess::default();
+        assert_eq!(unpack(&pos, 0), None);
+        // e2e5 is no legal move from the start position.
+        let e2e5 = Square::E2 as u16 | (Square::E5 as u16) << 6;
+        assert_eq!(unpack(&pos, e2e5), None);
+        // A black piece cannot move with White to play.
+        let e7e5 = Square::E7 as u16 | (Square::E5 as u16) << 6;
+        assert_eq!(unpack(&pos, e7e5), None);
+    }
+}

@@ -1,0 +1,1028 @@
+//! The search: iterative deepening over a fail-soft negamax alpha-beta
+//! with principal variation search and aspiration windows, a quiescence
+//! search at the horizon, and a shared transposition table. Several
+//! threads search the same tree through the shared table (Lazy SMP); the
+//! main thread reports and decides when to stop.
+//!
+//! The steps of [`Worker::negamax`] are numbered, so each heuristic can be
+//! found at once. Tunable constants live in [`params`].
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use shakmaty::{Move, Position};
+
+use crate::eval::evaluate;
+use crate::history::{History, bonus};
+use crate::movepick::{MovePicker, is_noisy};
+use crate::moves;
+use crate::score::{INFINITE, MATE, MATE_BOUND, MAX_PLY, NONE, is_mate, mate_in, mated_in};
+use crate::see::see_ge;
+use crate::state::GameState;
+use crate::time::{Clock, TimeBudget};
+use crate::tt::{Bound, TranspositionTable, value_to_tt};
+
+/// Search constants, kept together so that tuning touches one place.
+pub mod params {
+    /// Reverse futility pruning: the deepest node, and the margin per ply.
+    pub const RFP_DEPTH: i32 = 7;
+    pub const RFP_MARGIN: i32 = 75;
+    /// Null-move pruning: the shallowest node, base reduction, and the
+    /// depth divisor that adds to it.
+    pub const NMP_DEPTH: i32 = 3;
+    pub const NMP_BASE: i32 = 3;
+    pub const NMP_DIVISOR: i32 = 4;
+    /// Late-move reductions: the shallowest node and the first move number reduced.
+    pub const LMR_DEPTH: i32 = 3;
+    pub const LMR_MOVES: usize = 3;
+    /// Late-move pruning: quiets beyond `LMP_BASE + depth^2` at shallow depth.
+    pub const LMP_DEPTH: i32 = 8;
+    pub const LMP_BASE: usize = 3;
+    /// Futility pruning of quiet moves: depth limit, base and per-ply margins.
+    pub const FUTILITY_DEPTH: i32 = 7;
+    pub const FUTILITY_BASE: i32 = 90;
+    pub const FUTILITY_MARGIN: i32 = 90;
+    /// SEE pruning thresholds per ply for captures and quiets.
+    pub const SEE_DEPTH: i32 = 7;
+    pub const SEE_NOISY_MARGIN: i32 = -90;
+    pub const SEE_QUIET_MARGIN: i32 = -50;
+    /// Internal iterative reduction: shallowest node without a table move.
+    pub const IIR_DEPTH: i32 = 4;
+    /// Aspiration window: first depth and initial half-width.
+    pub const ASPIRATION_DEPTH: i32 = 4;
+    pub const ASPIRATION_DELTA: i32 = 20;
+    /// Quiescence delta pruning margin.
+    pub const DELTA_MARGIN: i32 = 200;
+}
+
+use params::*;
+
+/// Deepest iteration a search will start.
+pub const MAX_DEPTH: i32 = MAX_PLY - 8;
+
+/// What limits a search. Empty limits mean "search until stopped".
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Limits {
+    pub depth: Option<i32>,
+    pub nodes: Option<u64>,
+    /// Stop once a mate in at most this many moves is found.
+    pub mate: Option<i32>,
+    pub movetime: Option<u64>,
+    /// The side to move's clock.
+    pub clock: Option<Clock>,
+    pub infinite: bool,
+    /// Root moves to consider (`searchmoves`); empty means all.
+    pub searchmoves: Vec<Move>,
+}
+
+/// Settings that apply to every search (from UCI options).
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    pub threads: usize,
+    pub multipv: usize,
+    pub move_overhead: u64,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            threads: 1,
+            multipv: 1,
+            move_overhead: 10,
+        }
+    }
+}
+
+/// Signals from the protocol to a running search.
+#[derive(Default)]
+pub struct Signals {
+    /// Stop as soon as possible.
+    pub stop: AtomicBool,
+    /// The search is pondering: ignore the clock until this clears
+    /// (`ponderhit`), and then start it.
+    pub ponder: AtomicBool,
+}
+
+/// One principal variation, as reported after an iteration.
+pub struct Info<'a> {
+    pub depth: i32,
+    pub seldepth: i32,
+    /// 1-based line number for MultiPV.
+    pub multipv: usize,
+    pub score: i32,
+    /// `Some` when the score is only a bound (aspiration fail high or low).
+    pub bound: Option<Bound>,
+    pub nodes: u64,
+    pub nps: u64,
+    pub hashfull: u32,
+    pub time_ms: u64,
+    pub pv: &'a [Move],
+}
+
+/// How the search tells the world about its progress. The protocol prints
+/// it; the EPD solver and `bench` record it.
+pub trait Reporter: Sync {
+    /// A line of analysis after an iteration (or a bound during one).
+    fn info(&self, info: &Info);
+    /// Free text (`info string` in UCI).
+    fn message(&self, _text: &str) {}
+}
+
+/// A reporter that reports nothing.
+pub struct Silent;
+
+impl Reporter for Silent {
+    fn info(&self, _info: &Info) {}
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug, Default)]
+pub struct SearchResult {
+    /// `None` only when there is no legal move.
+    pub best: Option<Move>,
+    pub ponder: Option<Move>,
+    pub score: i32,
+    pub depth: i32,
+    pub seldepth: i32,
+    pub nodes: u64,
+    pub pv: Vec<Move>,
+    pub elapsed: Duration,
+}
+
+/// Counts nodes in batches into the shared counter.
+const NODE_BATCH: u64 = 512;
+
+/// One root move's line from the last finished search of it.
+#[derive(Clone, Debug)]
+struct RootLine {
+    score: i32,
+    pv: Vec<Move>,
+    seldepth: i32,
+}
+
+/// What every thread of one search shares.
+struct Shared<'a> {
+    tt: &'a TranspositionTable,
+    signals: &'a Signals,
+    nodes: AtomicU64,
+    limits: &'a Limits,
+}
+
+/// One search thread's private state.
+struct Worker<'a> {
+    shared: &'a Shared<'a>,
+    state: GameState,
+    root_len: usize,
+    history: History,
+    main: bool,
+    /// Nodes searched by this thread, and those already added to the shared count.
+    nodes: u64,
+    flushed: u64,
+    seldepth: i32,
+    stopped: bool,
+    /// The deepest completed iteration; stops are ignored before depth 1 completes.
+    completed: i32,
+    start: Instant,
+    budget: Option<TimeBudget>,
+    pondering: bool,
+    /// Per ply: static eval and the move played to reach the next ply.
+    evals: [i32; MAX_PLY as usize + 4],
+    played: [Option<Move>; MAX_PLY as usize + 4],
+    pv: Vec<[Option<Move>; MAX_PLY as usize + 1]>,
+    pv_len: [usize; MAX_PLY as usize + 1],
+    /// Root moves allowed this search and excluded in this MultiPV pass.
+    root_moves: Vec<Move>,
+    excluded: Vec<Move>,
+    /// Nodes spent below each root move in this iteration.
+    root_nodes: Vec<(Move, u64)>,
+    /// Set once the first root move of an iteration has been searched fully.
+    root_best: Option<RootLine>,
+    lmr: Box<[[i32; 64]; 64]>,
+}
+
+impl<'a> Worker<'a> {
+    fn new(shared: &'a Shared<'a>, state: GameState, main: bool, root_moves: Vec<Move>) -> Self {
+        let mut lmr = Box::new([[0; 64]; 64]);
+        for (d, row) in lmr.iter_mut().enumerate().skip(1) {
+            for (m, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+            }
+        }
+        let root_len = state.history_len();
+        let pondering = shared.signals.ponder.load(Ordering::Relaxed);
+        Worker {
+            shared,
+            state,
+            root_len,
+            history: History::default(),
+            main,
+            nodes: 0,
+            flushed: 0,
+            seldepth: 0,
+            stopped: false,
+            completed: 0,
+            start: Instant::now(),
+            budget: None,
+            pondering,
+            evals: [NONE; MAX_PLY as usize + 4],
+            played: [None; MAX_PLY as usize + 4],
+            pv: vec![[None; MAX_PLY as usize + 1]; MAX_PLY as usize + 1],
+            pv_len: [0; MAX_PLY as usize + 1],
+            root_moves,
+            excluded: Vec::new(),
+            root_nodes: Vec::new(),
+            root_best: None,
+            lmr,
+        }
+    }
+
+    fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    fn total_nodes(&self) -> u64 {
+        self.shared.nodes.load(Ordering::Relaxed) + (self.nodes - self.flushed)
+    }
+
+    /// Counts a node and decides whether to stop: the stop signal for every
+    /// thread, plus the node and time limits for the main thread.
+    #[inline]
+    fn check_stop(&mut self) -> bool {
+        self.nodes += 1;
+        if self.stopped {
+            return true;
+        }
+        if self.completed == 0 {
+            // Depth 1 always completes, so there is always a move to play.
+            return false;
+        }
+        if let Some(limit) = self.shared.limits.nodes
+            && self.main
+            && self.total_nodes() >= limit
+        {
+            self.stop_all();
+            return true;
+        }
+        if self.nodes - self.flushed >= NODE_BATCH {
+            self.flush_nodes();
+            if self.shared.signals.stop.load(Ordering::Relaxed) {
+                self.stopped = true;
+                return true;
+            }
+            if self.main {
+                self.check_ponderhit();
+                if !self.pondering
+                    && let Some(b) = self.budget
+                    && self.elapsed().as_millis() as u64 >= b.hard
+                {
+                    self.stop_all();
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    fn flush_nodes(&mut self) {
+        self.shared
+            .nodes
+            .fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
+        self.flushed = self.nodes;
+    }
+
+    /// After `ponderhit` the clock starts now.
+    fn check_ponderhit(&mut self) {
+        if self.pondering && !self.shared.signals.ponder.load(Ordering::Relaxed) {
+            self.pondering = false;
+            self.start = Instant::now();
+        }
+    }
+
+    fn stop_all(&mut self) {
+        self.stopped = true;
+        self.shared.signals.stop.store(true, Ordering::Relaxed);
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let child_len = if ply < MAX_PLY as usize {
+            self.pv_len[ply + 1]
+        } else {
+            0
+        };
+        self.pv[ply][0] = Some(m);
+        for i in 0..child_len.min(MAX_PLY as usize - 1) {
+            self.pv[ply][i + 1] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len + 1;
+    }
+
+    fn root_pv(&self) -> Vec<Move> {
+        self.pv[0][..self.pv_len[0]]
+            .iter()
+            .flatten()
+            .copied()
+            .collect()
+    }
+
+    /// Quiescence search: stand pat on the static evaluation, then only
+    /// captures and queen promotions that do not lose material; all
+    /// evasions when in check.
+    fn quiescence(&mut self, mut alpha: i32, beta: i32, ply: i32) -> i32 {
+        if self.check_stop() {
+            return 0;
+        }
+        let p = ply as usize;
+        self.pv_len[p.min(MAX_PLY as usize)] = 0;
+        self.seldepth = self.seldepth.max(ply);
+        let in_check = self.state.in_check();
+        if ply >= MAX_PLY - 1 {
+            return if in_check {
+                0
+            } else {
+                evaluate(self.state.pos())
+            };
+        }
+        if self.state.is_draw(self.root_len) {
+            return 0;
+        }
+
+        let key = self.state.key();
+        let entry = self.shared.tt.probe(key);
+        if let Some(e) = entry
+            && let Some(v) = e.cutoff(-1, alpha, beta, ply)
+        {
+            return v;
+        }
+        let tt_move = entry.and_then(|e| moves::unpack(self.state.pos(), e.mv));
+
+        let stand_pat = if in_check {
+            -INFINITE
+        } else {
+            let eval = entry
+                .map(|e| e.eval)
+                .filter(|&e| e != NONE)
+                .unwrap_or_else(|| evaluate(self.state.pos()));
+            if eval >= beta {
+                return eval;
+            }
+            eval
+        };
+        alpha = alpha.max(stand_pat);
+        let original_alpha = alpha;
+        let mut best = stand_pat;
+        let mut best_move = None;
+        let mut picker = MovePicker::quiescence(tt_move);
+        let mut legal = 0;
+        while let Some(m) = picker.next(self.state.pos(), &self.history) {
+            legal += 1;
+            // Delta pruning: even winning the piece cannot reach alpha.
+            if !in_check
+                && m.promotion().is_none()
+                && stand_pat + m.capture().map_or(0, crate::eval::piece_value) + DELTA_MARGIN
+                    <= alpha
+            {
+                continue;
+            }
+            self.state.play(m);
+            let v = -self.quiescence(-beta, -alpha, ply + 1);
+            self.state.undo();
+            if self.stopped {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    best_move = Some(m);
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if in_check && legal == 0 {
+            return mated_in(ply);
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let eval = if in_check { NONE } else { stand_pat };
+        self.shared.tt.store(
+            key,
+            best_move.map_or(0, moves::pack),
+            value_to_tt(best, ply),
+            eval,
+            -1,
+            bound,
+        );
+        best
+    }
+
+    /// Fail-soft negamax alpha-beta with principal variation search.
+    fn negamax(
+        &mut self,
+        mut alpha: i32,
+        mut beta: i32,
+        mut depth: i32,
+        ply: i32,
+        cut: bool,
+    ) -> i32 {
+        let pv_node = beta - alpha > 1;
+        let root = ply == 0;
+        let p = ply as usize;
+
+        // Step 1. Horizon: resolve captures in quiescence search.
+        if depth <= 0 {
+            return self.quiescence(alpha, beta, ply);
+        }
+        if self.check_stop() {
+            return 0;
+        }
+        self.pv_len[p] = 0;
+        self.seldepth = self.seldepth.max(ply);
+        let in_check = self.state.in_check();
+
+        if !root {
+            // Step 2. Draws: repetition, fifty moves, insufficient material.
+            if self.state.is_draw(self.root_len) {
+                return 0;
+            }
+            if ply >= MAX_PLY - 1 {
+                return if in_check {
+                    0
+                } else {
+                    evaluate(self.state.pos())
+                };
+            }
+            // Step 3. Mate-distance pruning: no line here beats a mate already found nearer the root.
+            alpha = alpha.max(mated_in(ply));
+            beta = beta.min(mate_in(ply + 1));
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        // Step 4. Transposition table lookup.
+        let key = self.state.key();
+        let entry = self.shared.tt.probe(key);
+        let tt_move = entry.and_then(|e| moves::unpack(self.state.pos(), e.mv));
+        if !pv_node
+            && let Some(e) = entry
+            && let Some(v) = e.cutoff(depth, alpha, beta, ply)
+        {
+            return v;
+        }
+
+        // Step 5. Static evaluation.
+        let eval = if in_check {
+            NONE
+        } else {
+            entry
+                .map(|e| e.eval)
+                .filter(|&e| e != NONE)
+                .unwrap_or_else(|| evaluate(self.state.pos()))
+        };
+        self.evals[p] = eval;
+        let improving =
+            !in_check && p >= 2 && self.evals[p - 2] != NONE && eval > self.evals[p - 2];
+        self.history.clear_killers(p + 1);
+
+        if !pv_node && !in_check {
+            // Step 6. Reverse futility pruning: far above beta at low depth.
+            if depth <= RFP_DEPTH
+                && eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
+                && eval < MATE_BOUND
+            {
+                return eval;
+            }
+
+            // Step 7. Null-move pruning: passing still fails high.
+            if depth >= NMP_DEPTH
+                && eval >= beta
+                && self.played[p.saturating_sub(1)].is_some()
+                && self.has_pieces()
+                && beta > -MATE_BOUND
+            {
+                let r = NMP_BASE + depth / NMP_DIVISOR + ((eval - beta) / 200).min(3);
+                if self.state.play_null() {
+                    self.played[p] = None;
+                    let v = -self.negamax(-beta, -beta + 1, depth - r, ply + 1, !cut);
+                    self.state.undo();
+                    if self.stopped {
+                        return 0;
+                    }
+                    if v >= beta {
+                        return if v >= MATE_BOUND { beta } else { v };
+                    }
+                }
+            }
+        }
+
+        // Step 8. Internal iterative reduction: no table move, search shallower.
+        if tt_move.is_none() && depth >= IIR_DEPTH && (pv_node || cut) {
+            depth -= 1;
+        }
+
+        // Step 9. The move loop.
+        let prev = if p > 0 { self.played[p - 1] } else { None };
+        let counter = self.history.counter(prev);
+        let mut picker = MovePicker::new(tt_move, self.history.killers(p), counter);
+        let original_alpha = alpha;
+        let mut best = -INFINITE;
+        let mut best_move = None;
+        let mut searched = 0usize;
+        let mut quiets_tried: Vec<Move> = Vec::new();
+        let us = self.state.turn();
+
+        while let Some(m) = picker.next(self.state.pos(), &self.history) {
+            if root && (!self.root_moves.contains(&m) || self.excluded.contains(&m)) {
+                continue;
+            }
+            let quiet = !is_noisy(m);
+            let killer = self.history.killers(p).contains(&Some(m));
+
+            // Step 10. Shallow-depth pruning once a move has been found that avoids mate.
+            if !root && best > -MATE_BOUND && searched > 0 {
+                if quiet && !in_check {
+                    // Late-move pruning.
+                    let lmp = LMP_BASE + (depth * depth) as usize;
+                    if depth <= LMP_DEPTH && searched >= lmp / (2 - usize::from(improving)) {
+                        picker.skip_quiets();
+                        continue;
+                    }
+                    // Futility pruning.
+                    if depth <= FUTILITY_DEPTH
+                        && eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
+                    {
+                        picker.skip_quiets();
+                        continue;
+                    }
+                }
+                // SEE pruning of moves that lose too much material.
+                let margin = if quiet {
+                    SEE_QUIET_MARGIN * depth
+                } else {
+                    SEE_NOISY_MARGIN * depth
+                };
+                if depth <= SEE_DEPTH && !see_ge(self.state.pos(), m, margin) {
+                    continue;
+                }
+            }
+
+            let nodes_before = self.nodes;
+            self.played[p] = Some(m);
+            self.state.play(m);
+            self.shared.tt.prefetch(self.state.key());
+            let gives_check = self.state.in_check();
+            searched += 1;
+
+            // Step 11. Check extension.
+            let extension = i32::from(gives_check);
+            let new_depth = depth - 1 + extension;
+
+            // Step 12. Principal variation search with late-move reductions.
+            let mut v;
+            if searched == 1 {
+                v = -self.negamax(-beta, -alpha, new_depth, ply + 1, !pv_node && !cut);
+            } else {
+                let mut r = 0;
+                if depth >= LMR_DEPTH && searched >= LMR_MOVES + usize::from(pv_node) && quiet {
+                    r = self.lmr[depth.min(63) as usize][searched.min(63)];
+                    r -= i32::from(pv_node);
+                    r += i32::from(!improving);
+                    r += i32::from(cut);
+                    r -= i32::from(killer || gives_check);
+                    r -= self.history.quiet(us, m) / 6000;
+                    r = r.clamp(0, new_depth - 1);
+                }
+                v = -self.negamax(-alpha - 1, -alpha, new_depth - r, ply + 1, true);
+                if v > alpha && r > 0 {
+                    v = -self.negamax(-alpha - 1, -alpha, new_depth, ply + 1, !cut);
+                }
+                if v > alpha && pv_node {
+                    v = -self.negamax(-beta, -alpha, new_depth, ply + 1, false);
+                }
+            }
+            self.state.undo();
+            if self.stopped {
+                return 0;
+            }
+            if root {
+                let spent = self.nodes - nodes_before;
+                match self.root_nodes.iter_mut().find(|(rm, _)| *rm == m) {
+                    Some((_, n)) => *n += spent,
+                    None => self.root_nodes.push((m, spent)),
+                }
+            }
+
+            // Step 13. New best move.
+            if v > best {
+                best = v;
+                if v > alpha {
+                    best_move = Some(m);
+                    alpha = v;
+                    if pv_node {
+                        self.update_pv(p, m);
+                    }
+                    if root {
+                        self.root_best = Some(RootLine {
+                            score: v,
+                            pv: self.root_pv(),
+                            seldepth: self.seldepth,
+                        });
+                    }
+                    if v >= beta {
+                        // Step 14. Cutoff: reward the move, punish the quiets tried before it.
+                        if quiet {
+                            let b = bonus(depth);
+                            self.history.add_killer(p, m);
+                            self.history.set_counter(prev, m);
+                            self.history.update_quiet(us, m, b);
+                            for &q in &quiets_tried {
+                                self.history.update_quiet(us, q, -b);
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+            if quiet && quiets_tried.len() < 64 {
+                quiets_tried.push(m);
+            }
+        }
+
+        // Step 15. Checkmate or stalemate.
+        if searched == 0 {
+            if root {
+                return if in_check { mated_in(0) } else { 0 };
+            }
+            return if in_check { mated_in(ply) } else { 0 };
+        }
+
+        // Step 16. Store the result.
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        if !root || (self.excluded.is_empty() && self.shared.limits.searchmoves.is_empty()) {
+            self.shared.tt.store(
+                key,
+                best_move.map_or(0, moves::pack),
+                value_to_tt(best, ply),
+                eval,
+                depth,
+                bound,
+            );
+        }
+        best
+    }
+
+    /// Whether the side to move has a piece other than pawns and king
+    /// (null-move pruning is unsafe in pawn endings: zugzwang).
+    fn has_pieces(&self) -> bool {
+        let b = self.state.pos().board();
+        let ours = b.by_color(self.state.turn());
+        (ours & !(b.pawns() | b.kings())).any()
+    }
+}
+
+/// Runs a whole search: iterative deepening on `options.threads` threads
+/// sharing `tt`, reporting through `reporter`, until a limit or `stop`.
+/// Returns the best move of the main thread.
+pub fn search(
+    state: &GameState,
+    limits: &Limits,
+    options: &SearchOptions,
+    tt: &TranspositionTable,
+    signals: &Signals,
+    reporter: &dyn Reporter,
+) -> SearchResult {
+    let start = Instant::now();
+    let legal: Vec<Move> = state.pos().legal_moves().into_iter().collect();
+    let mut root_moves: Vec<Move> = legal
+        .iter()
+        .copied()
+        .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
+        .collect();
+    if root_moves.is_empty() {
+        root_moves = legal.clone();
+    }
+    if root_moves.is_empty() {
+        // Checkmate or stalemate: nothing to search.
+        wait_while_pondering(limits, signals);
+        let score = if state.in_check() { mated_in(0) } else { 0 };
+        reporter.info(&Info {
+            depth: 0,
+            seldepth: 0,
+            multipv: 1,
+            score,
+            bound: None,
+            nodes: 0,
+            nps: 0,
+            hashfull: tt.hashfull(),
+            time_ms: 0,
+            pv: &[],
+        });
+        return SearchResult {
+            score,
+            ..SearchResult::default()
+        };
+    }
+    tt.new_search();
+    let shared = Shared {
+        tt,
+        signals,
+        nodes: AtomicU64::new(0),
+        limits,
+    };
+    let budget = if let Some(mt) = limits.movetime {
+        Some(TimeBudget::fixed(mt, options.move_overhead))
+    } else {
+        limits
+            .clock
+            .map(|c| TimeBudget::from_clock(c, options.move_overhead))
+    };
+    let multipv = options.multipv.clamp(1, root_moves.len());
+    let threads = options.threads.max(1);
+
+    let result = std::thread::scope(|scope| {
+        for i in 1..threads {
+            let shared = &shared;
+            let root_moves = root_moves.clone();
+            let st = state.clone();
+            let _ = std::thread::Builder::new()
+                .stack_size(32 * 1024 * 1024)
+                .spawn_scoped(scope, move || {
+                    let mut w = Worker::new(shared, st, false, root_moves);
+                    w.budget = budget;
+                    w.start = start;
+                    iterate(&mut w, 1, &Silent, i);
+                });
+        }
+        let mut w = Worker::new(&shared, state.clone(), true, root_moves.clone());
+        w.budget = budget;
+        w.start = start;
+        let r = iterate(&mut w, multipv, reporter, 0);
+        w.flush_nodes();
+        wait_while_pondering(limits, signals);
+        signals.stop.store(true, Ordering::Relaxed);
+        r
+    });
+    SearchResult {
+        nodes: shared.nodes.load(Ordering::Relaxed),
+        elapsed: start.elapsed(),
+        ..result
+    }
+}
+
+/// UCI forbids `bestmove` while pondering or in an infinite search until
+/// `ponderhit` or `stop`.
+fn wait_while_pondering(limits: &Limits, signals: &Signals) {
+    while (limits.infinite || signals.ponder.load(Ordering::Relaxed))
+        && !signals.stop.load(Ordering::Relaxed)
+    {
+        std::thread::sleep(Duration::from_micros(500));
+    }
+}
+
+/// Iterative deepening for one thread; the main thread (index 0) reports
+/// and applies the soft time limit.
+fn iterate(w: &mut Worker, multipv: usize, reporter: &dyn Reporter, index: usize) -> SearchResult {
+    let limits = w.shared.limits;
+    let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+    let mut lines: Vec<RootLine> = Vec::new();
+    let mut best = SearchResult {
+        best: w.root_moves.first().copied(),
+        ..SearchResult::default()
+    };
+    let mut stability = 0u32;
+    let mut prev_score = NONE;
+    let mut depth = 1;
+    // Helper threads start some iterations at other depths, for diversity.
+    if index > 0 && index % 2 == 1 {
+        depth = 2;
+    }
+    while depth <= max_depth {
+        w.root_nodes.clear();
+        w.excluded.clear();
+        let mut new_lines: Vec<RootLine> = Vec::new();
+        for pv_idx in 0..multipv {
+            w.root_best = None;
+            w.seldepth = 0;
+            let prev = lines.get(pv_idx).map(|l| l.score);
+            let line = aspiration(w, depth, prev, pv_idx + 1, reporter);
+            match line {
+                Some(l) => {
+                    w.excluded.push(l.pv[0]);
+                    new_lines.push(l);
+                }
+                None => break,
+            }
+            if w.stopped {
+                break;
+            }
+        }
+        // A partial iteration counts if its first line's first move was searched fully.
+        let complete = !w.stopped;
+        if complete {
+            lines = new_lines;
+        } else if let Some(first) = new_lines.into_iter().next() {
+            if lines.is_empty() {
+                lines.push(first);
+            } else {
+                lines[0] = first;
+            }
+        }
+        if let Some(top) = lines.first() {
+            let changed = best.best != Some(top.pv[0]);
+            stability = if changed { 0 } else { stability + 1 };
+            best.best = Some(top.pv[0]);
+            best.ponder = top.pv.get(1).copied();
+            best.score = top.score;
+            best.pv = top.pv.clone();
+            best.seldepth = top.seldepth;
+            best.depth = if complete { depth } else { depth - 1 };
+        }
+        if !complete {
+            break;
+        }
+        w.completed = depth;
+        if index == 0 {
+            report_lines(w, &lines, depth, reporter);
+        }
+        if index != 0 {
+            depth += 1;
+            if w.shared.signals.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            continue;
+        }
+        // Mate limit: a mate in at most N moves was found.
+        if let Some(n) = limits.mate
+            && best.score >= MATE_BOUND
+            && (MATE - best.score + 1) / 2 <= n
+        {
+            break;
+        }
+        // A forced mate is not improved by searching deeper than its length.
+        if is_mate(best.score)
+            && depth > 2 * (MATE - best.score.abs()) + 4
+            && limits.depth.is_none()
+            && !limits.infinite
+            && !w.pondering
+        {
+            break;
+        }
+        // Soft time limit.
+        w.check_ponderhit();
+        if let Some(b) = w.budget
+            && !w.pondering
+        {
+            let total: u64 = w.root_nodes.iter().map(|(_, n)| n).sum();
+            let best_nodes = w
+                .root_nodes
+                .iter()
+                .find(|(m, _)| Some(*m) == best.best)
+                .map_or(0, |(_, n)| *n);
+            let frac = if total > 0 {
+                best_nodes as f64 / total as f64
+            } else {
+                0.5
+            };
+            let drop = if prev_score == NONE {
+                0
+            } else {
+                prev_score - best.score
+            };
+            if w.elapsed() >= b.adjusted_soft(stability, drop, frac) {
+                break;
+            }
+        }
+        prev_score = best.score;
+        depth += 1;
+    }
+    if index == 0 {
+        w.stopped = true;
+    }
+    best
+}
+
+/// Searches one MultiPV line at `depth` with an aspiration window around
+/// the previous score, widening it on fail high or low.
+fn aspiration(
+    w: &mut Worker,
+    depth: i32,
+    prev: Option<i32>,
+    multipv: usize,
+    reporter: &dyn Reporter,
+) -> Option<RootLine> {
+    let mut delta = ASPIRATION_DELTA;
+    let (mut alpha, mut beta) = match prev {
+        Some(s) if depth >= ASPIRATION_DEPTH && !is_mate(s) => {
+            ((s - delta).max(-INFINITE), (s + delta).min(INFINITE))
+        }
+        _ => (-INFINITE, INFINITE),
+    };
+    loop {
+        let v = w.negamax(alpha, beta, depth, 0, false);
+        if w.stopped {
+            return w.root_best.take();
+        }
+        if v <= alpha {
+            beta = (alpha + beta) / 2;
+            alpha = (v - delta).max(-INFINITE);
+            report_bound(w, depth, multipv, v, Bound::Upper, reporter);
+        } else if v >= beta {
+            beta = (v + delta).min(INFINITE);
+            report_bound(w, depth, multipv, v, Bound::Lower, reporter);
+        } else {
+            return Some(RootLine {
+                score: v,
+                pv: {
+                    let pv = w.root_pv();
+                    if pv.is_empty() {
+                        w.root_best.as_ref().map(|l| l.pv.clone())?
+                    } else {
+                        pv
+                    }
+                },
+                seldepth: w.seldepth,
+            });
+        }
+        delta += delta / 2;
+    }
+}
+
+fn report_bound(
+    w: &Worker,
+    depth: i32,
+    multipv: usize,
+    v: i32,
+    bound: Bound,
+    reporter: &dyn Reporter,
+) {
+    let pv = w.root_pv();
+    if !w.main || pv.is_empty() || w.elapsed() < Duration::from_secs(2) {
+        return;
+    }
+    let nodes = w.total_nodes();
+    let ms = w.elapsed().as_millis() as u64;
+    reporter.info(&Info {
+        depth,
+        seldepth: w.seldepth,
+        multipv,
+        score: v,
+        bound: Some(bound),
+        nodes,
+        nps: nodes * 1000 / ms.max(1),
+        hashfull: w.shared.tt.hashfull(),
+        time_ms: ms,
+        pv: &pv,
+    });
+}
+
+fn report_lines(w: &Worker, lines: &[RootLine], depth: i32, reporter: &dyn Reporter) {
+    let nodes = w.total_nodes();
+    let ms = w.elapsed().as_millis() as u64;
+    let hashfull = w.shared.tt.hashfull();
+    for (i, l) in lines.iter().enumerate() {
+        reporter.info(&Info {
+            depth,
+            seldepth: l.seldepth.max(1),
+            multipv: i + 1,
+            score: l.score,
+            bound: None,
+            nodes,
+            nps: nodes * 1000 / ms.max(1),
+            hashfull,
+            time_ms: ms,
+            pv: &l.pv,
+        });
+    }
+}
+
+/// Searches `state` to a fixed depth with one thread and a fresh table of
+/// `hash_mb`; the node count is deterministic (used by `bench` and tests).
+pub fn search_fixed_depth(state: &GameState, depth: i32, hash_mb: usize) -> SearchResult {
+    let tt = TranspositionTable::new(hash_mb);
+    let signals = Signals::default();
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    search(
+        state,
+        &limits,
+        &SearchOptions::default(),
+        &tt,
+        &signals,
+        &Silent,
+    )
+}

@@ -1,0 +1,144 @@
+//! Time management: turns the clock of a `go` command into a soft limit
+//! (do not start another iteration past it) and a hard limit (stop the
+//! search at once), and adapts the soft limit to how settled the search is.
+
+use std::time::Duration;
+
+/// The side to move's clock as `go` gives it, in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Clock {
+    /// Remaining time; may be zero or negative (then move at once).
+    pub time: i64,
+    /// Increment per move.
+    pub inc: i64,
+    /// Moves until the next time control, if any.
+    pub movestogo: Option<u32>,
+}
+
+/// Moves the engine plans for when the time control has no `movestogo`.
+const DEFAULT_MOVES_TO_GO: i64 = 25;
+/// The most moves ahead a `movestogo` spreads the time over.
+const MAX_MOVES_TO_GO: i64 = 50;
+
+/// Soft and hard limits of one search, in milliseconds from its start
+/// (from `ponderhit` when pondering).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeBudget {
+    pub soft: u64,
+    pub hard: u64,
+}
+
+impl TimeBudget {
+    /// A fixed time per move (`go movetime`): both limits are the time less
+    /// the overhead.
+    pub fn fixed(movetime: u64, overhead: u64) -> TimeBudget {
+        let t = movetime.saturating_sub(overhead).max(1);
+        TimeBudget { soft: t, hard: t }
+    }
+
+    /// The budget for a clock, less `overhead` (the `Move Overhead` option)
+    /// for each move the engine must still make before the next control.
+    pub fn from_clock(clock: Clock, overhead: u64) -> TimeBudget {
+        let overhead = overhead as i64;
+        let mtg = clock.movestogo.map_or(DEFAULT_MOVES_TO_GO, |m| {
+            (m as i64).clamp(1, MAX_MOVES_TO_GO)
+        });
+        // Keep an overhead in hand for every move still to play.
+        let time = (clock.time - overhead * mtg.min(10)).max(0);
+        if time == 0 {
+            return TimeBudget { soft: 0, hard: 0 };
+        }
+        let inc = clock.inc.max(0);
+        let base = time / mtg + inc * 3 / 4;
+        let cap = if mtg == 1 { time * 85 / 100 } else { time / 2 };
+        let hard = (base * 3).min(cap).max(1);
+        let soft = (base * 6 / 10).min(hard).max(1);
+        TimeBudget {
+            soft: soft as u64,
+            hard: hard as u64,
+        }
+    }
+
+    /// The soft limit scaled by how unsettled the search is: more time
+    /// when the best move keeps changing or the score drops, less when the
+    /// best move is stable and took most of the nodes. Never past the hard
+    /// limit.
+    pub fn adjusted_soft(&self, stability: u32, score_drop: i32, best_move_nodes: f64) -> Duration {
+        let stable = match stability {
+            0 => 1.6,
+            1 => 1.3,
+            2 => 1.1,
+            3 => 1.0,
+            4 => 0.9,
+            _ => 0.8,
+        };
+        let drop = 1.0 + (score_drop.clamp(0, 100) as f64) / 150.0;
+        let focus = (1.7 - best_move_nodes.clamp(0.0, 1.0)).clamp(0.6, 1.6);
+        let ms = (self.soft as f64 * stable * drop * focus).min(self.hard as f64);
+        Duration::from_millis(ms as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_or_negative_time_moves_at_once() {
+        for t in [0, -50] {
+            let b = TimeBudget::from_clock(
+                Clock {
+                    time: t,
+                    inc: 0,
+                    movestogo: None,
+                },
+                10,
+            );
+            assert_eq!(b, TimeBudget { soft: 0, hard: 0 });
+        }
+    }
+
+    #[test]
+    fn limits_stay_inside_the_clock() {
+        for time in [1, 20, 100, 1000, 10_000, 600_000] {
+            for inc in [0, 10, 100, 1000] {
+                for mtg in [None, Some(1), Some(2), Some(40), Some(300)] {
+                    let c = Clock {
+                        time,
+                        inc,
+                        movestogo: mtg,
+                    };
+                    let b = TimeBudget::from_clock(c, 10);
+                    assert!(b.soft <= b.hard, "{c:?} {b:?}");
+                    assert!((b.hard as i64) < time.max(1), "{c:?} {b:?}");
+                    let adj = b.adjusted_soft(0, 100, 0.0);
+                    assert!(adj.as_millis() as u64 <= b.hard);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn last_move_before_control_uses_most_of_the_time() {
+        let b = TimeBudget::from_clock(
+            Clock {
+                time: 10_000,
+                inc: 0,
+                movestogo: Some(1),
+            },
+            10,
+        );
+        assert!(b.hard >= 8000 && b.hard < 10_000, "{b:?}");
+    }
+
+    #[test]
+    fn movetime_is_exact_less_overhead() {
+        assert_eq!(
+            TimeBudget::fixed(1000, 10),
+            TimeBudget {
+                soft: 990,
+                hard: 990
+            }
+        );
+    }
+}
