@@ -360,8 +360,12 @@ pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
     if matches!(uci, UciMove::Null) {
         return Err("null move is not allowed".to_string());
     }
+    // `UciMove::to_move` does not check every castling condition, so the
+    // move is checked against the legal moves as well.
     uci.to_move(pos)
-        .map_err(|_| "illegal in this position".to_string())
+        .ok()
+        .filter(|&m| pos.is_legal(m))
+        .ok_or_else(|| "illegal in this position".to_string())
 }
 
 /// A move to ponder on when the principal variation has only one move:

@@ -72,6 +72,30 @@ pub fn unpack(pos: &Chess, packed: u16) -> Option<Move> {
     pos.is_legal(m).then_some(m)
 }
 
+/// Whether `m` gives check directly (the moved piece attacks the enemy
+/// king); discovered checks are not seen. Cheap enough for pruning
+/// decisions before the move is played.
+pub fn gives_direct_check(pos: &Chess, m: Move) -> bool {
+    let Move::Normal {
+        role,
+        from,
+        to,
+        promotion,
+        ..
+    } = m
+    else {
+        return false;
+    };
+    let board = pos.board();
+    let Some(king) = board.king_of(!pos.turn()) else {
+        return false;
+    };
+    let occupied =
+        (board.occupied() ^ shakmaty::Bitboard::from(from)) | shakmaty::Bitboard::from(to);
+    let piece = promotion.unwrap_or(role).of(pos.turn());
+    shakmaty::attacks::attacks(to, piece, occupied).contains(king)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,7 +37,8 @@ pub fn to_uci(v: i32) -> String {
         if v > 0 {
             format!("mate {}", (MATE - v + 1) / 2)
         } else {
-            format!("mate -{}", (MATE + v) / 2)
+            // Checkmated at the root is "mate 0", as Stockfish reports it.
+            format!("mate {}", -((MATE + v) / 2))
         }
     } else {
         format!("cp {v}")

@@ -491,7 +491,9 @@ impl<'a> Worker<'a> {
             !in_check && p >= 2 && self.evals[p - 2] != NONE && eval > self.evals[p - 2];
         self.history.clear_killers(p + 1);
 
-        if !pv_node && !in_check {
+        // A mate search (`go mate`) prunes nothing forward: it must prove the shortest mate.
+        let prune = self.shared.limits.mate.is_none();
+        if prune && !pv_node && !in_check {
             // Step 6. Reverse futility pruning: far above beta at low depth.
             if depth <= RFP_DEPTH
                 && eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
@@ -546,19 +548,17 @@ impl<'a> Worker<'a> {
             let killer = self.history.killers(p).contains(&Some(m));
 
             // Step 10. Shallow-depth pruning once a move has been found that avoids mate.
-            if !root && best > -MATE_BOUND && searched > 0 {
-                if quiet && !in_check {
+            if prune && !root && best > -MATE_BOUND && searched > 0 {
+                if quiet && !in_check && !moves::gives_direct_check(self.state.pos(), m) {
                     // Late-move pruning.
                     let lmp = LMP_BASE + (depth * depth) as usize;
                     if depth <= LMP_DEPTH && searched >= lmp / (2 - usize::from(improving)) {
-                        picker.skip_quiets();
                         continue;
                     }
                     // Futility pruning.
                     if depth <= FUTILITY_DEPTH
                         && eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
                     {
-                        picker.skip_quiets();
                         continue;
                     }
                 }
@@ -590,7 +590,11 @@ impl<'a> Worker<'a> {
                 v = -self.negamax(-beta, -alpha, new_depth, ply + 1, !pv_node && !cut);
             } else {
                 let mut r = 0;
-                if depth >= LMR_DEPTH && searched >= LMR_MOVES + usize::from(pv_node) && quiet {
+                if prune
+                    && depth >= LMR_DEPTH
+                    && searched >= LMR_MOVES + usize::from(pv_node)
+                    && quiet
+                {
                     r = self.lmr[depth.min(63) as usize][searched.min(63)];
                     r -= i32::from(pv_node);
                     r += i32::from(!improving);
@@ -832,6 +836,9 @@ fn iterate(w: &mut Worker, multipv: usize, reporter: &dyn Reporter, index: usize
         // A partial iteration counts if its first line's first move was searched fully.
         let complete = !w.stopped;
         if complete {
+            // Later MultiPV lines can outscore earlier ones (the window and
+            // the table differ); report them best first, as Stockfish does.
+            new_lines.sort_by_key(|l| std::cmp::Reverse(l.score));
             lines = new_lines;
         } else if let Some(first) = new_lines.into_iter().next() {
             if lines.is_empty() {
@@ -875,6 +882,7 @@ fn iterate(w: &mut Worker, multipv: usize, reporter: &dyn Reporter, index: usize
         if is_mate(best.score)
             && depth > 2 * (MATE - best.score.abs()) + 4
             && limits.depth.is_none()
+            && limits.mate.is_none()
             && !limits.infinite
             && !w.pondering
         {

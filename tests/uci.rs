@@ -1,0 +1,481 @@
+//! Process-level protocol tests: the real binary over pipes. Timeouts are
+//! generous: these tests check behaviour, not speed.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Position};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+struct Engine {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ferrum"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start ferrum");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Engine {
+            child,
+            stdin,
+            lines: rx,
+        }
+    }
+
+    fn send(&mut self, text: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Reads lines until one starts with `prefix`; returns all lines read.
+    fn until(&mut self, prefix: &str) -> Vec<String> {
+        let deadline = Instant::now() + WAIT;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    let done = l.starts_with(prefix);
+                    seen.push(l);
+                    if done {
+                        return seen;
+                    }
+                }
+                Err(e) => panic!("waiting for '{prefix}': {e:?}; got {seen:?}"),
+            }
+        }
+    }
+
+    /// Lines that arrive within `d` (none expected to end the wait).
+    fn collect_for(&mut self, d: Duration) -> Vec<String> {
+        let deadline = Instant::now() + d;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => seen.push(l),
+                Err(RecvTimeoutError::Timeout) => return seen,
+                Err(RecvTimeoutError::Disconnected) => return seen,
+            }
+        }
+    }
+
+    /// Sends `isready` and returns everything up to `readyok`.
+    fn sync(&mut self) -> Vec<String> {
+        self.send("isready");
+        self.until("readyok")
+    }
+
+    /// The FEN line of `d`.
+    fn fen(&mut self) -> String {
+        self.send("d");
+        let lines = self.until("Fen: ");
+        lines.last().unwrap()["Fen: ".len()..].to_string()
+    }
+
+    /// The bestmove line's move, checked legal in `fen`.
+    fn bestmove_legal(&mut self, fen: &str, mode: CastlingMode) -> (String, Vec<String>) {
+        let lines = self.until("bestmove");
+        let last = lines.last().unwrap().clone();
+        let mv = last.split_whitespace().nth(1).unwrap().to_string();
+        let pos: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
+        let uci: UciMove = mv.parse().unwrap();
+        let m = uci
+            .to_move(&pos)
+            .unwrap_or_else(|_| panic!("illegal {mv} in {fen}"));
+        assert!(pos.is_legal(m));
+        if let Some(p) = last.split_whitespace().nth(3) {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            let pm: UciMove = p.parse().unwrap();
+            assert!(pm.to_move(&after).is_ok(), "illegal ponder move {p}");
+        }
+        (mv, lines)
+    }
+
+    fn assert_error(&mut self, command: &str) -> String {
+        self.send(command);
+        let lines = self.sync();
+        let err = lines
+            .iter()
+            .find(|l| l.starts_with("info string error"))
+            .unwrap_or_else(|| panic!("no error for {command:?}: {lines:?}"));
+        err.clone()
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        self.wait_exit();
+    }
+
+    fn wait_exit(&mut self) {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                assert!(status.success(), "exit status {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "engine did not exit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+#[test]
+fn handshake_lists_every_option() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.until("uciok");
+    assert!(lines[0].starts_with("id name Ferrum "));
+    assert!(lines.iter().any(|l| l.starts_with("id author ")));
+    for opt in [
+        "option name Hash type spin default 16 min 1 max 32768",
+        "option name Threads type spin default 1 min 1 max 256",
+        "option name MultiPV type spin default 1 min 1 max 256",
+        "option name Ponder type check default false",
+        "option name Move Overhead type spin default 10 min 0 max 5000",
+        "option name UCI_Chess960 type check default false",
+        "option name Clear Hash type button",
+    ] {
+        assert!(lines.iter().any(|l| l == opt), "missing {opt}: {lines:?}");
+    }
+    e.sync();
+    e.quit();
+}
+
+#[test]
+fn go_depth_reports_integer_info_and_legal_bestmove() {
+    let mut e = Engine::start();
+    e.send("position startpos moves e2e4 e7e5");
+    e.send("go depth 6");
+    let fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+    let (_, lines) = e.bestmove_legal(fen, CastlingMode::Standard);
+    let infos: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    assert_eq!(infos.len(), 6);
+    for l in infos {
+        let t: Vec<&str> = l.split_whitespace().collect();
+        for key in [
+            "depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "time",
+        ] {
+            let i = t.iter().position(|x| *x == key).unwrap();
+            t[i + 1].parse::<u64>().unwrap();
+        }
+        let s = t.iter().position(|x| *x == "score").unwrap();
+        assert!(t[s + 1] == "cp" || t[s + 1] == "mate");
+        t[s + 2].parse::<i64>().unwrap();
+        assert!(t.contains(&"pv"));
+    }
+    e.quit();
+}
+
+#[test]
+fn isready_and_stop_during_infinite_search() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    let lines = e.sync();
+    assert!(!lines.iter().any(|l| l.starts_with("bestmove")));
+    // No bestmove on its own during an infinite search.
+    let quiet = e.collect_for(Duration::from_millis(500));
+    assert!(!quiet.iter().any(|l| l.starts_with("bestmove")));
+    e.send("stop");
+    e.bestmove_legal(START, CastlingMode::Standard);
+    e.quit();
+}
+
+#[test]
+fn vampirc_faults_do_not_reach_users() {
+    let mut e = Engine::start();
+    // Depths, mates and movestogo beyond a byte: accepted, no panic.
+    for go in ["go depth 256", "go mate 256", "go depth 1000"] {
+        e.send("position startpos");
+        e.send(go);
+        std::thread::sleep(Duration::from_millis(200));
+        e.send("stop");
+        e.bestmove_legal(START, CastlingMode::Standard);
+    }
+    e.send("go movestogo 300 wtime 500 btime 500");
+    e.bestmove_legal(START, CastlingMode::Standard);
+    // Long node counts are not truncated: the search is still running.
+    e.send("go nodes 123456789012");
+    let early = e.collect_for(Duration::from_millis(700));
+    assert!(
+        !early.iter().any(|l| l.starts_with("bestmove")),
+        "{early:?}"
+    );
+    e.send("stop");
+    e.bestmove_legal(START, CastlingMode::Standard);
+    // movetime next to clock fields is kept.
+    let t = Instant::now();
+    e.send("go movetime 300 wtime 600000 btime 600000");
+    e.bestmove_legal(START, CastlingMode::Standard);
+    assert!(t.elapsed() < Duration::from_secs(5));
+    // FEN without move counters, and a five-digit fullmove number.
+    e.send("position fen 4k3/8/8/8/8/8/4P3/4K3 w - -");
+    assert_eq!(e.fen(), "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+    e.send("position fen 4k3/8/8/8/8/8/4P3/4K3 w - - 3 12345");
+    assert_eq!(e.fen(), "4k3/8/8/8/8/8/4P3/4K3 w - - 3 12345");
+    // Two spaces after "moves".
+    e.send("position startpos moves  e2e4  e7e5");
+    assert_eq!(
+        e.fen(),
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+    );
+    // A null move or a bad token in the move list is an error, not a truncation.
+    let before = e.fen();
+    e.assert_error("position startpos moves e2e4 0000 e7e5");
+    assert_eq!(e.fen(), before);
+    e.assert_error("position startpos moves e2e4 xyz e7e5");
+    assert_eq!(e.fen(), before);
+    // Option values with trailing spaces.
+    e.send("setoption name MultiPV value 3   ");
+    e.send("position startpos");
+    e.send("go depth 3");
+    let (_, lines) = e.bestmove_legal(START, CastlingMode::Standard);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info depth 3 ") && l.contains("multipv 3 "))
+    );
+    e.quit();
+}
+
+#[test]
+fn ponder_waits_for_ponderhit() {
+    let mut e = Engine::start();
+    e.send("setoption name Ponder value true");
+    e.send("position startpos moves e2e4");
+    e.send("go ponder wtime 1000 btime 1000");
+    let early = e.collect_for(Duration::from_millis(1500));
+    assert!(
+        !early.iter().any(|l| l.starts_with("bestmove")),
+        "{early:?}"
+    );
+    e.send("ponderhit");
+    let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    e.bestmove_legal(fen, CastlingMode::Standard);
+    // A ponder miss: stop ends the search with a legal move.
+    e.send("go ponder wtime 1000 btime 1000");
+    std::thread::sleep(Duration::from_millis(200));
+    e.send("stop");
+    e.bestmove_legal(fen, CastlingMode::Standard);
+    e.quit();
+}
+
+#[test]
+fn clock_edge_cases_return_a_move() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    for go in [
+        "go wtime 0 btime 0",
+        "go wtime -100 btime -100",
+        "go wtime 100",
+        "go btime 100 wtime 50 movestogo 1",
+        "go wtime 30 winc 10 btime 30 binc 10",
+    ] {
+        e.send(go);
+        e.bestmove_legal(START, CastlingMode::Standard);
+    }
+    e.quit();
+}
+
+#[test]
+fn bad_input_leaves_the_state_unchanged() {
+    let mut e = Engine::start();
+    e.send("position startpos moves d2d4");
+    let fen = e.fen();
+    for bad in [
+        "foo bar",
+        "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
+        "position fen 4k3/8/8/8/8/8/8/8 w - - 0 1",
+        "position fen 4k3/8/8/8/8/8/8/3KK3 w - - 0 1",
+        "position fen 4k2P/8/8/8/8/8/8/4K3 w - - 0 1",
+        "position fen 4k3/8/8/8/8/8/8/4K2r b - - 0 1",
+        "position fen 4k3/4R3/8/8/8/8/8/4K3 w - - 0 1",
+        "position fen not a fen at all",
+        "position startpos moves e2e5",
+        "position startpos moves e2e4 e2e4",
+        "position",
+        "position sideways",
+        "setoption name NoSuchOption value 3",
+        "setoption name Hash value 0",
+        "setoption name Hash value 999999999",
+        "setoption name Threads value many",
+        "setoption name Ponder value maybe",
+        "setoption",
+        "go depth banana",
+        "go depth 0",
+        "go nodes -5",
+        "go wtime",
+        "go sideways 3",
+        "go searchmoves e2e5",
+    ] {
+        let err = e.assert_error(bad);
+        assert!(err.len() < 400, "{err}");
+        assert_eq!(e.fen(), fen, "after {bad:?}");
+    }
+    // A 10,000-character line, NUL bytes and CRLF endings.
+    e.assert_error(&"x".repeat(10_000));
+    e.send_raw(b"is\0ready\r\n");
+    e.until("readyok");
+    e.send_raw(b"position startpos moves e2e4\r\n");
+    assert_eq!(
+        e.fen(),
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    );
+    e.send_raw(&[0xff, 0xfe, b'\n']);
+    e.sync();
+    e.quit();
+}
+
+#[test]
+fn no_legal_move_gives_bestmove_none() {
+    let mut e = Engine::start();
+    // Checkmated.
+    e.send("position startpos moves f2f3 e7e5 g2g4 d8h4");
+    e.send("go depth 3");
+    let lines = e.until("bestmove");
+    assert_eq!(lines.last().unwrap(), "bestmove (none)");
+    assert!(lines.iter().any(|l| l.contains("score mate 0")));
+    // Stalemated.
+    e.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    e.send("go movetime 100");
+    let lines = e.until("bestmove");
+    assert_eq!(lines.last().unwrap(), "bestmove (none)");
+    assert!(lines.iter().any(|l| l.contains("score cp 0")));
+    e.quit();
+}
+
+#[test]
+fn chess960_castling_in_and_out() {
+    let mut e = Engine::start();
+    e.send("setoption name UCI_Chess960 value true");
+    // Shredder-FEN castling rights; White castles king-side as king takes rook.
+    let fen = "b1q1rrkb/pppppppp/3nn3/8/P7/1PPP4/4PPPP/BQNNRKRB w GE - 1 9";
+    e.send(&format!("position fen {fen} moves f1g1"));
+    let after = e.fen();
+    assert!(
+        after.starts_with("b1q1rrkb/pppppppp/3nn3/8/P7/1PPP4/4PPPP/BQNNRRKB b"),
+        "{after}"
+    );
+    e.send(&format!("position fen {fen}"));
+    e.send("go perft 1");
+    let lines = e.until("Nodes searched");
+    assert!(lines.iter().any(|l| l == "f1g1: 1"), "{lines:?}");
+    e.send("go depth 5");
+    e.bestmove_legal(fen, CastlingMode::Chess960);
+    // Castling through an occupied rook square is refused.
+    let blocked = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+    e.send(&format!("position fen {blocked}"));
+    let before = e.fen();
+    e.assert_error(&format!("position fen {blocked} moves g1h1"));
+    assert_eq!(e.fen(), before);
+    e.quit();
+}
+
+#[test]
+fn perft_eval_d_bench_and_misc_commands() {
+    let mut e = Engine::start();
+    e.send("debug on");
+    e.send("register later");
+    e.send("ucinewgame");
+    e.send("go perft 3");
+    let lines = e.until("Nodes searched");
+    assert_eq!(lines.last().unwrap(), "Nodes searched: 8902");
+    assert_eq!(lines.iter().filter(|l| l.contains(": ")).count(), 21);
+    e.send("eval");
+    let l = e.until("Final evaluation");
+    assert!(l.last().unwrap().contains("cp"));
+    e.send("d");
+    let d = e.until("Checkers");
+    assert!(
+        d.iter().any(|l| l.starts_with("Key: 463B96181691FC9C")),
+        "{d:?}"
+    );
+    e.send("bench 3");
+    let b = e.until("");
+    let last = b.iter().rev().find(|l| l.contains(" nodes ")).unwrap();
+    let t: Vec<&str> = last.split_whitespace().collect();
+    assert_eq!(t.len(), 4);
+    t[0].parse::<u64>().unwrap();
+    assert_eq!(t[1], "nodes");
+    t[2].parse::<u64>().unwrap();
+    assert_eq!(t[3], "nps");
+    e.sync();
+    e.quit();
+}
+
+#[test]
+fn state_changes_during_a_search_are_refused() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    e.assert_error("position startpos moves e2e4");
+    e.assert_error("setoption name Hash value 32");
+    e.send("stop");
+    e.bestmove_legal(START, CastlingMode::Standard);
+    assert_eq!(e.fen(), START);
+    e.quit();
+}
+
+#[test]
+fn eof_and_quit_end_the_process() {
+    let mut e = Engine::start();
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    e.stdin = None; // EOF
+    e.wait_exit();
+    let mut e = Engine::start();
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    e.quit();
+}
+
+#[test]
+fn threads_and_hash_options_search_correctly() {
+    let mut e = Engine::start();
+    e.send("setoption name Threads value 2");
+    e.send("setoption name Hash value 32");
+    e.send("setoption name Clear Hash");
+    e.send("position startpos");
+    e.send("go depth 8");
+    e.bestmove_legal(START, CastlingMode::Standard);
+    e.quit();
+}
