@@ -205,6 +205,7 @@ impl MovePicker {
             if self.quiescence {
                 // Evasions in quiescence: every move is needed.
                 self.quiescence = false;
+                self.skip_quiets = false;
             }
         }
         self.cur = 0;
@@ -262,6 +263,16 @@ mod tests {
         for m in &legal {
             assert_eq!(out.iter().filter(|x| *x == m).count(), 1, "{m:?}");
         }
+    }
+
+    #[test]
+    fn quiescence_in_check_gives_every_evasion() {
+        // Black is in check from the queen; king moves are the evasions.
+        let pos = parse_fen("8/8/5pp1/6k1/6pQ/6K1/8/8 b - - 0 1", false).unwrap();
+        assert!(pos.is_check());
+        let out = all_moves(&pos, MovePicker::quiescence(None));
+        assert_eq!(out.len(), pos.legal_moves().len());
+        assert!(!out.is_empty());
     }
 
     #[test]

@@ -310,6 +310,13 @@ impl Uci {
         &self.engine
     }
 
+    /// Stops any running search and waits for it to end.
+    pub fn stop_and_wait(&mut self) {
+        self.engine.stop();
+        self.engine.ponderhit();
+        self.engine.wait();
+    }
+
     fn error(&self, text: &str) {
         self.out.info_string(&format!("error: {text}"));
     }
