@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Engine match runner built on python-chess (chess.engine speaks UCI and
+xboard, so Debian's fairymax and phalanx work as opponents; chess.pgn writes
+the games).
+
+Plays openings from an EPD/PGN/zip book in pairs with colours swapped,
+several games at once, and reports wins/draws/losses, Elo with a 95% error
+bar (pentanomial over pairs), and optionally an SPRT (alpha = beta = 0.05).
+Time forfeits, illegal moves and crashes are counted as such. Adjudication
+is off unless asked for.
+
+If fastchess or cutechess-cli is on PATH, use that instead (--print-cmd
+shows an equivalent command line); this runner is the fallback.
+
+Examples:
+  scripts/match.py --engine target/release/ferrum --engine /usr/games/fairymax:xboard \
+      --book ../shared/data/openings/noob_3moves.epd --tc 10+0.1 --games 100 --concurrency 2
+  scripts/match.py --engine new=./ferrum-new --engine old=./ferrum-old \
+      --book ../shared/data/openings/UHO_4060_v4.epd.zip --tc 1+0.01 --sprt 0 5 --games 20000
+"""
+import argparse
+import concurrent.futures
+import io
+import math
+import random
+import sys
+import threading
+import time
+import zipfile
+
+import chess
+import chess.engine
+import chess.pgn
+
+
+def parse_engine(spec):
+    """NAME=PATH[:xboard][;opt=val,...] -> (name, path, protocol, options)."""
+    opts = {}
+    if ";" in spec:
+        spec, o = spec.split(";", 1)
+        for kv in o.split(","):
+            k, v = kv.split("=", 1)
+            opts[k] = v
+    name = None
+    if "=" in spec:
+        name, spec = spec.split("=", 1)
+    proto = "uci"
+    if spec.endswith(":xboard"):
+        spec, proto = spec[: -len(":xboard")], "xboard"
+    return (name or spec.rsplit("/", 1)[-1], spec, proto, opts)
+
+
+def load_book(path):
+    if path.endswith(".zip"):
+        with zipfile.ZipFile(path) as z:
+            name = z.namelist()[0]
+            text = z.read(name).decode()
+    else:
+        text = open(path).read()
+    if path.endswith(".pgn"):
+        fens, f = [], io.StringIO(text)
+        while (g := chess.pgn.read_game(f)) is not None:
+            fens.append(g.end().board().fen())
+        return fens
+    fens = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 4:
+            fens.append(" ".join(parts[:4]) + " 0 1")
+    return fens
+
+
+def parse_tc(tc):
+    """'10+0.1' -> (10.0, 0.1); '40/2' -> moves 40 in 2 s."""
+    if "/" in tc:
+        moves, t = tc.split("/")
+        return float(t), 0.0, int(moves)
+    if "+" in tc:
+        base, inc = tc.split("+")
+        return float(base), float(inc), None
+    return float(tc), 0.0, None
+
+
+class Stats:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.w = self.d = self.l = 0
+        self.penta = [0] * 5  # pair scores 0, 0.5, 1, 1.5, 2
+        self.forfeits = self.illegal = self.crashes = 0
+        self.time_fractions = []
+
+    def llr(self, elo0, elo1):
+        """Pentanomial log-likelihood ratio (normal approximation)."""
+        n = sum(self.penta)
+        if n == 0:
+            return 0.0
+        scores = [0, 0.25, 0.5, 0.75, 1.0]
+        mean = sum(s * c for s, c in zip(scores, self.penta)) / n
+        var = sum(c * (s - mean) ** 2 for s, c in zip(scores, self.penta)) / n
+        if var <= 0:
+            return 0.0
+        s0 = 1 / (1 + 10 ** (-elo0 / 400))
+        s1 = 1 / (1 + 10 ** (-elo1 / 400))
+        return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+
+    def elo(self):
+        """Elo and 95% error bar from the pentanomial pair distribution."""
+        n = sum(self.penta)
+        if n == 0:
+            return 0.0, float("inf")
+        scores = [0, 0.25, 0.5, 0.75, 1.0]
+        mean = sum(s * c for s, c in zip(scores, self.penta)) / n
+        var = sum(c * (s - mean) ** 2 for s, c in zip(scores, self.penta)) / n
+        se = math.sqrt(var / n) if n > 1 else 0.5
+
+        def to_elo(p):
+            p = min(max(p, 1e-6), 1 - 1e-6)
+            return -400 * math.log10(1 / p - 1)
+
+        return to_elo(mean), (to_elo(mean + 1.96 * se) - to_elo(mean - 1.96 * se)) / 2
+
+
+def play_game(a, b, fen, tc, args, stats, rnd):
+    """One game, `a` White. Returns (result from a's view: 1/0.5/0, pgn game)."""
+    base, inc, mtg = tc
+    engines = []
+    for spec in (a, b):
+        name, path, proto, opts = spec
+        try:
+            e = (chess.engine.SimpleEngine.popen_uci(path) if proto == "uci"
+                 else chess.engine.SimpleEngine.popen_xboard(path))
+            if opts:
+                e.configure(opts)
+            engines.append(e)
+        except Exception as ex:  # noqa: BLE001
+            for e in engines:
+                e.quit()
+            raise SystemExit(f"cannot start {path}: {ex}")
+    board = chess.Board(fen)
+    game = chess.pgn.Game()
+    game.setup(board)
+    game.headers.update({"White": a[0], "Black": b[0], "Round": str(rnd),
+                         "TimeControl": args.tc})
+    node = game
+    clock = [base, base]
+    moves_left = [mtg, mtg]
+    result, reason = None, None
+    try:
+        while not board.is_game_over(claim_draw=True):
+            side = 0 if board.turn == chess.WHITE else 1
+            eng = engines[side]
+            limit = chess.engine.Limit(white_clock=clock[0], black_clock=clock[1],
+                                       white_inc=inc, black_inc=inc,
+                                       remaining_moves=moves_left[side])
+            t0 = time.perf_counter()
+            try:
+                r = eng.play(board, limit)
+            except chess.engine.EngineTerminatedError:
+                stats_add(stats, "crashes")
+                result, reason = (0 if side == 0 else 1), "crash"
+                break
+            except chess.engine.EngineError:
+                stats_add(stats, "illegal")
+                result, reason = (0 if side == 0 else 1), "illegal move"
+                break
+            used = time.perf_counter() - t0
+            if side == (0 if a[0] == args.focus else 1) and clock[side] > 0:
+                with stats.lock:
+                    stats.time_fractions.append(used / clock[side])
+            clock[side] -= used
+            if clock[side] < -args.margin:
+                stats_add(stats, "forfeits")
+                result, reason = (0 if side == 0 else 1), "time forfeit"
+                break
+            clock[side] += inc
+            if mtg:
+                moves_left[side] -= 1
+                if moves_left[side] == 0:
+                    moves_left[side] = mtg
+                    clock[side] += base
+            if r.move is None or r.move not in board.legal_moves:
+                stats_add(stats, "illegal")
+                result, reason = (0 if side == 0 else 1), "illegal move"
+                break
+            node = node.add_variation(r.move)
+            board.push(r.move)
+            if args.max_plies and board.ply() >= args.max_plies:
+                result, reason = 0.5, "adjudicated draw (length)"
+                break
+    finally:
+        for e in engines:
+            try:
+                e.quit()
+            except Exception:  # noqa: BLE001
+                pass
+    if result is None:
+        o = board.outcome(claim_draw=True)
+        result = 0.5 if o.winner is None else (1 if o.winner == chess.WHITE else 0)
+        reason = o.termination.name.lower()
+    game.headers["Result"] = {1: "1-0", 0: "0-1", 0.5: "1/2-1/2"}[result]
+    game.headers["Termination"] = reason
+    return result, game
+
+
+def stats_add(stats, field):
+    with stats.lock:
+        setattr(stats, field, getattr(stats, field) + 1)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine", action="append", required=True,
+                    help="NAME=PATH[:xboard][;Opt=val,...]; give two")
+    ap.add_argument("--book", required=True, help="EPD, PGN or zipped EPD of openings")
+    ap.add_argument("--tc", default="10+0.1", help="BASE+INC seconds, or MOVES/SECONDS")
+    ap.add_argument("--games", type=int, default=100, help="games (rounded up to pairs)")
+    ap.add_argument("--concurrency", type=int, default=1)
+    ap.add_argument("--pgn", help="write the games here")
+    ap.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"))
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--margin", type=float, default=0.0, help="grace in seconds before a forfeit")
+    ap.add_argument("--max-plies", type=int, default=0, help="adjudicate a draw after this many plies (0: off)")
+    ap.add_argument("--record-time", action="store_true", help="report the first engine's time use per move")
+    args = ap.parse_args()
+    if len(args.engine) != 2:
+        ap.error("give exactly two --engine")
+    a, b = parse_engine(args.engine[0]), parse_engine(args.engine[1])
+    args.focus = a[0]
+    tc = parse_tc(args.tc)
+    book = load_book(args.book)
+    rng = random.Random(args.seed)
+    pairs = (args.games + 1) // 2
+    openings = [rng.choice(book) for _ in range(pairs)]
+    stats = Stats()
+    pgn_lock = threading.Lock()
+    pgn_out = open(args.pgn, "w") if args.pgn else None
+    stop = threading.Event()
+    if args.sprt:
+        lower = math.log(0.05 / 0.95)
+        upper = math.log(0.95 / 0.05)
+
+    def play_pair(i):
+        if stop.is_set():
+            return
+        fen = openings[i]
+        r1, g1 = play_game(a, b, fen, tc, args, stats, 2 * i + 1)
+        r2, g2 = play_game(b, a, fen, tc, args, stats, 2 * i + 2)
+        s1, s2 = r1, 1 - r2  # from a's view
+        with stats.lock:
+            for s in (s1, s2):
+                if s == 1:
+                    stats.w += 1
+                elif s == 0:
+                    stats.l += 1
+                else:
+                    stats.d += 1
+            stats.penta[int(round((s1 + s2) * 2))] += 1
+        if pgn_out:
+            with pgn_lock:
+                print(g1, file=pgn_out, end="\n\n")
+                print(g2, file=pgn_out, end="\n\n")
+                pgn_out.flush()
+        n = stats.w + stats.d + stats.l
+        if n % 20 == 0:
+            elo, err = stats.elo()
+            print(f"{n} games: +{stats.w} ={stats.d} -{stats.l}  Elo {elo:+.1f} +/- {err:.1f}", flush=True)
+        if args.sprt:
+            llr = stats.llr(*args.sprt)
+            if llr <= lower or llr >= upper:
+                stop.set()
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.concurrency) as ex:
+        list(ex.map(play_pair, range(pairs)))
+
+    n = stats.w + stats.d + stats.l
+    elo, err = stats.elo()
+    score = (stats.w + 0.5 * stats.d) / max(n, 1)
+    print(f"Result of {a[0]} vs {b[0]} ({args.tc}): {n} games")
+    print(f"  wins {stats.w}  draws {stats.d}  losses {stats.l}  score {score:.3f}")
+    print(f"  Elo {elo:+.1f} +/- {err:.1f} (95%, pentanomial {stats.penta})")
+    print(f"  time forfeits {stats.forfeits}  illegal moves {stats.illegal}  crashes {stats.crashes}")
+    if args.sprt:
+        llr = stats.llr(*args.sprt)
+        verdict = "H1 accepted" if llr >= upper else "H0 accepted" if llr <= lower else "inconclusive"
+        print(f"  SPRT [{args.sprt[0]}, {args.sprt[1]}]: LLR {llr:.2f} ({lower:.2f}, {upper:.2f}) {verdict}")
+    if args.record_time and stats.time_fractions:
+        xs = sorted(stats.time_fractions)
+        print(f"  {a[0]} time per move as a fraction of its clock: min {xs[0]:.4f} "
+              f"median {xs[len(xs) // 2]:.4f} max {xs[-1]:.4f} ({len(xs)} moves)")
+    return 0 if stats.forfeits == 0 and stats.illegal == 0 and stats.crashes == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
