@@ -9,8 +9,10 @@ bar (pentanomial over pairs), and optionally an SPRT (alpha = beta = 0.05).
 Time forfeits, illegal moves and crashes are counted as such. Adjudication
 is off unless asked for.
 
-If fastchess or cutechess-cli is on PATH, use that instead (--print-cmd
-shows an equivalent command line); this runner is the fallback.
+If fastchess or cutechess-cli is on PATH (the tools most testers use), the
+match is handed to it with equivalent options (--runner picks one; --print-cmd
+shows the command line without running it); this runner is the fallback and
+the one that records time use per move (--record-time).
 
 Examples:
   scripts/match.py --engine target/release/ferrum --engine /usr/games/fairymax:xboard \
@@ -22,8 +24,12 @@ import argparse
 import concurrent.futures
 import io
 import math
+import os
 import random
+import shutil
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import zipfile
@@ -50,24 +56,38 @@ def parse_engine(spec):
     return (name or spec.rsplit("/", 1)[-1], spec, proto, opts)
 
 
-def load_book(path):
+def read_book_text(path):
     if path.endswith(".zip"):
         with zipfile.ZipFile(path) as z:
-            name = z.namelist()[0]
-            text = z.read(name).decode()
-    else:
-        text = open(path).read()
+            return z.read(z.namelist()[0]).decode()
+    with open(path) as f:
+        return f.read()
+
+
+def load_book(path):
+    """Openings as (FEN, [moves]): EPD lines give a FEN; PGN games give the
+    start position and their moves, so engines without xboard `setboard`
+    (fairymax) can play them from the initial position."""
+    text = read_book_text(path)
     if path.endswith(".pgn"):
-        fens, f = [], io.StringIO(text)
+        book, f = [], io.StringIO(text)
         while (g := chess.pgn.read_game(f)) is not None:
-            fens.append(g.end().board().fen())
-        return fens
-    fens = []
+            book.append((g.board().fen(), list(g.mainline_moves())))
+        return book
+    book = []
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) >= 4:
-            fens.append(" ".join(parts[:4]) + " 0 1")
-    return fens
+        if len(parts) < 4:
+            continue
+        fen = " ".join(parts[:4]) + " 0 1"
+        try:
+            if chess.Board(fen).is_valid():
+                book.append((fen, []))
+        except ValueError:
+            pass  # not a position: skip the line
+    if not book:
+        raise SystemExit(f"no usable openings in {path}")
+    return book
 
 
 def parse_tc(tc):
@@ -120,8 +140,9 @@ class Stats:
         return to_elo(mean), (to_elo(mean + 1.96 * se) - to_elo(mean - 1.96 * se)) / 2
 
 
-def play_game(a, b, fen, tc, args, stats, rnd):
+def play_game(a, b, opening, tc, args, stats, rnd):
     """One game, `a` White. Returns (result from a's view: 1/0.5/0, pgn game)."""
+    fen, book_moves = opening
     base, inc, mtg = tc
     engines = []
     for spec in (a, b):
@@ -139,9 +160,12 @@ def play_game(a, b, fen, tc, args, stats, rnd):
     board = chess.Board(fen)
     game = chess.pgn.Game()
     game.setup(board)
+    node = game
+    for m in book_moves:
+        node = node.add_variation(m)
+        board.push(m)
     game.headers.update({"White": a[0], "Black": b[0], "Round": str(rnd),
                          "TimeControl": args.tc})
-    node = game
     clock = [base, base]
     moves_left = [mtg, mtg]
     result, reason = None, None
@@ -163,6 +187,10 @@ def play_game(a, b, fen, tc, args, stats, rnd):
                 stats_add(stats, "illegal")
                 result, reason = (0 if side == 0 else 1), "illegal move"
                 break
+            except TimeoutError:
+                stats_add(stats, "forfeits")
+                result, reason = (0 if side == 0 else 1), "time forfeit (no move)"
+                break
             used = time.perf_counter() - t0
             if side == (0 if a[0] == args.focus else 1) and clock[side] > 0:
                 with stats.lock:
@@ -178,6 +206,9 @@ def play_game(a, b, fen, tc, args, stats, rnd):
                 if moves_left[side] == 0:
                     moves_left[side] = mtg
                     clock[side] += base
+            if r.resigned:
+                result, reason = (0 if side == 0 else 1), "resignation"
+                break
             if r.move is None or r.move not in board.legal_moves:
                 stats_add(stats, "illegal")
                 result, reason = (0 if side == 0 else 1), "illegal move"
@@ -207,6 +238,66 @@ def stats_add(stats, field):
         setattr(stats, field, getattr(stats, field) + 1)
 
 
+def external_command(tool, args, engines, book_path):
+    """The fastchess / cutechess-cli command line equivalent to `args`."""
+    cmd = [tool]
+    for name, path, proto, opts in engines:
+        cmd += ["-engine", f"cmd={path}", f"name={name}", f"proto={proto}"]
+        cmd += [f"option.{k}={v}" for k, v in opts.items()]
+    each = ["-each", f"tc={args.tc}"]
+    if args.margin:
+        each.append(f"timemargin={int(args.margin * 1000)}")
+    cmd += each
+    fmt = "pgn" if book_path.endswith(".pgn") else "epd"
+    cmd += ["-openings", f"file={book_path}", f"format={fmt}", "order=random"]
+    cmd += ["-rounds", str((args.games + 1) // 2), "-games", "2", "-repeat"]
+    cmd += ["-concurrency", str(args.concurrency), "-srand", str(args.seed)]
+    if args.pgn:
+        cmd += ["-pgnout", f"file={args.pgn}"] if tool.endswith("fastchess") else ["-pgnout", args.pgn]
+    if args.sprt:
+        cmd += ["-sprt", f"elo0={args.sprt[0]:g}", f"elo1={args.sprt[1]:g}", "alpha=0.05", "beta=0.05"]
+    if args.max_plies:
+        cmd += ["-maxmoves", str((args.max_plies + 1) // 2)]
+    return cmd
+
+
+def pick_runner(args, engines):
+    """fastchess (UCI only) or cutechess-cli when on PATH, else None (python)."""
+    if args.runner == "python" or args.record_time:
+        return None
+    wanted = ["fastchess", "cutechess-cli"] if args.runner == "auto" else [args.runner]
+    for tool in wanted:
+        if tool == "fastchess" and any(e[2] != "uci" for e in engines):
+            continue
+        found = shutil.which(tool)
+        if found:
+            return found
+    if args.runner != "auto":
+        raise SystemExit(f"{args.runner} not usable here (not on PATH, or an xboard engine for fastchess)")
+    return None
+
+
+def run_external(tool, args, engines):
+    book = args.book
+    tmp = None
+    if book.endswith(".zip"):
+        # Neither tool reads zipped books: unpack to a temporary EPD.
+        tmp = tempfile.NamedTemporaryFile("w", suffix=".epd", delete=False)
+        tmp.write(read_book_text(book))
+        tmp.close()
+        book = tmp.name
+    cmd = external_command(tool, args, engines, book)
+    try:
+        if args.print_cmd:
+            print(" ".join(cmd))
+            return 0
+        print("running:", " ".join(cmd), flush=True)
+        return subprocess.call(cmd)
+    finally:
+        if tmp and not args.print_cmd:
+            os.unlink(tmp.name)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", action="append", required=True,
@@ -221,10 +312,19 @@ def main():
     ap.add_argument("--margin", type=float, default=0.0, help="grace in seconds before a forfeit")
     ap.add_argument("--max-plies", type=int, default=0, help="adjudicate a draw after this many plies (0: off)")
     ap.add_argument("--record-time", action="store_true", help="report the first engine's time use per move")
+    ap.add_argument("--runner", choices=["auto", "python", "fastchess", "cutechess-cli"], default="auto",
+                    help="auto: fastchess or cutechess-cli when on PATH, else python-chess")
+    ap.add_argument("--print-cmd", action="store_true",
+                    help="print the fastchess/cutechess-cli command line and exit")
     args = ap.parse_args()
     if len(args.engine) != 2:
         ap.error("give exactly two --engine")
     a, b = parse_engine(args.engine[0]), parse_engine(args.engine[1])
+    tool = pick_runner(args, [a, b])
+    if tool is None and args.print_cmd:
+        tool = "fastchess" if a[2] == b[2] == "uci" else "cutechess-cli"
+    if tool:
+        return run_external(tool, args, [a, b])
     args.focus = a[0]
     tc = parse_tc(args.tc)
     book = load_book(args.book)

@@ -110,8 +110,6 @@ struct Running {
     handle: JoinHandle<()>,
     /// Set by the search thread just before it reports `bestmove`.
     done: Arc<AtomicBool>,
-    /// `go infinite` or `go ponder`: it never ends by itself.
-    open_ended: bool,
 }
 
 /// The engine state the protocol drives.
@@ -286,7 +284,6 @@ impl Engine {
         self.signals.stop.store(false, Ordering::Relaxed);
         self.signals.ponder.store(ponder, Ordering::Relaxed);
         let done = Arc::new(AtomicBool::new(false));
-        let open_ended = ponder || limits.infinite;
         let game = self.game.clone();
         let options = SearchOptions {
             threads: self.options.threads,
@@ -309,11 +306,7 @@ impl Engine {
                 listener.finished(result.best, ponder, &result);
             })
             .map_err(|e| format!("cannot start the search thread: {e}"))?;
-        self.running = Some(Running {
-            handle,
-            done,
-            open_ended,
-        });
+        self.running = Some(Running { handle, done });
         Ok(())
     }
 
@@ -326,15 +319,6 @@ impl Engine {
     /// on as a normal timed search from now.
     pub fn ponderhit(&self) {
         self.signals.ponder.store(false, Ordering::Relaxed);
-    }
-
-    /// Whether the running search never ends on its own (`infinite` or
-    /// `ponder` before `ponderhit`).
-    pub fn is_open_ended(&self) -> bool {
-        self.running.as_ref().is_some_and(|r| {
-            r.open_ended
-                && (self.signals.ponder.load(Ordering::Relaxed) || !r.done.load(Ordering::Acquire))
-        })
     }
 
     /// Occupancy of the table in per mille.

@@ -253,12 +253,20 @@ impl Reporter for Tracker<'_> {
     }
 }
 
-/// Solves one record with `limits` on `threads` threads with a table of `hash_mb`.
-pub fn solve(rec: &EpdRecord, limits: &Limits, threads: usize, hash_mb: usize) -> Solution {
-    let tt = TranspositionTable::new(hash_mb);
+/// Solves one record with `limits` on `threads` threads. The table is
+/// cleared first, so each record is searched as if alone.
+pub fn solve(
+    rec: &EpdRecord,
+    limits: &Limits,
+    threads: usize,
+    tt: &TranspositionTable,
+) -> Solution {
+    tt.clear();
     let signals = Signals::default();
+    // A suite runner has no network or GUI lag to allow for.
     let options = SearchOptions {
         threads,
+        move_overhead: 0,
         ..SearchOptions::default()
     };
     let tracker = Tracker {
@@ -270,7 +278,7 @@ pub fn solve(rec: &EpdRecord, limits: &Limits, threads: usize, hash_mb: usize) -
         &GameState::new(rec.pos.clone()),
         limits,
         &options,
-        &tt,
+        tt,
         &signals,
         &tracker,
     );

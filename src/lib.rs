@@ -6,10 +6,11 @@
 //! (position, options, search thread) → [`search`] (iterative deepening,
 //! negamax, quiescence) with [`movepick`], [`history`], [`see`] and
 //! [`time`] → [`eval`] and [`tt`], over [`state`] (position with
-//! incremental Zobrist key). [`perft`], [`bench`] and [`epd`] serve the
-//! command line.
+//! incremental Zobrist key). [`cli`] is the command line, served by
+//! [`perft`], [`bench`], [`epd`] and [`suite`].
 
 pub mod bench;
+pub mod cli;
 pub mod engine;
 pub mod epd;
 pub mod eval;
@@ -22,6 +23,7 @@ pub mod score;
 pub mod search;
 pub mod see;
 pub mod state;
+pub mod suite;
 pub mod time;
 pub mod tt;
 pub mod uci;

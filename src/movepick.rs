@@ -94,18 +94,6 @@ impl MovePicker {
         p
     }
 
-    /// Stops handing out quiet moves (late-move and futility pruning);
-    /// the bad captures still follow.
-    pub fn skip_quiets(&mut self) {
-        self.skip_quiets = true;
-    }
-
-    /// Whether the picker is past the good captures (into killers, quiets
-    /// and bad captures).
-    pub fn past_good_noisy(&self) -> bool {
-        self.stage > Stage::GoodNoisy
-    }
-
     /// The next move, or `None` when the node has no more.
     pub fn next(&mut self, pos: &Chess, history: &History) -> Option<Move> {
         loop {

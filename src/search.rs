@@ -10,6 +10,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use arrayvec::ArrayVec;
 use shakmaty::{Move, Position};
 
 use crate::eval::evaluate;
@@ -537,7 +538,8 @@ impl<'a> Worker<'a> {
         let mut best = -INFINITE;
         let mut best_move = None;
         let mut searched = 0usize;
-        let mut quiets_tried: Vec<Move> = Vec::new();
+        // Quiets searched before a cutoff get a history malus (at most 64).
+        let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
         let us = self.state.turn();
 
         while let Some(m) = picker.next(self.state.pos(), &self.history) {
@@ -654,8 +656,8 @@ impl<'a> Worker<'a> {
                     }
                 }
             }
-            if quiet && quiets_tried.len() < 64 {
-                quiets_tried.push(m);
+            if quiet {
+                let _ = quiets_tried.try_push(m);
             }
         }
 
@@ -888,10 +890,11 @@ fn iterate(w: &mut Worker, multipv: usize, reporter: &dyn Reporter, index: usize
         {
             break;
         }
-        // Soft time limit.
+        // Soft time limit (a clock only: `movetime` is used in full).
         w.check_ponderhit();
         if let Some(b) = w.budget
             && !w.pondering
+            && limits.movetime.is_none()
         {
             let total: u64 = w.root_nodes.iter().map(|(_, n)| n).sum();
             let best_nodes = w

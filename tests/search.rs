@@ -102,9 +102,10 @@ fn win_at_chess_fixed_nodes() {
         nodes: Some(100_000),
         ..Limits::default()
     };
+    let tt = TranspositionTable::new(16);
     let solved = records
         .iter()
-        .filter(|r| solve(r, &limits, 1, 16).solved)
+        .filter(|r| solve(r, &limits, 1, &tt).solved)
         .count();
     println!("WAC solved at 100k nodes: {solved}/300");
     assert!(solved >= WAC_SOLVED_AT_100K, "solved {solved}");

@@ -245,6 +245,13 @@ fn vampirc_faults_do_not_reach_users() {
     let t = Instant::now();
     e.send("go movetime 300 wtime 600000 btime 600000");
     e.bestmove_legal(START, CastlingMode::Standard);
+    // The movetime is used in full (less the 10 ms Move Overhead), not cut
+    // short by the soft limit of a game clock; a busy machine only adds.
+    assert!(
+        t.elapsed() >= Duration::from_millis(290),
+        "{:?}",
+        t.elapsed()
+    );
     assert!(t.elapsed() < Duration::from_secs(5));
     // FEN without move counters, and a five-digit fullmove number.
     e.send("position fen 4k3/8/8/8/8/8/4P3/4K3 w - -");

@@ -1,0 +1,69 @@
+"""scripts/match.py: the python-chess runner plays real games and counts
+them, and hands the match to fastchess / cutechess-cli when one is on PATH."""
+import os
+import pathlib
+import stat
+import subprocess
+import sys
+
+import chess.pgn
+
+from conftest import ROOT, ferrum_path
+
+MATCH = str(ROOT / "scripts" / "match.py")
+BOOK = str(ROOT / "tests" / "data" / "cli_suite.epd")
+
+
+def run(args, env=None):
+    return subprocess.run([sys.executable, MATCH, *args], capture_output=True, text=True,
+                          timeout=300, env=env)
+
+
+def test_python_runner_plays_pairs_and_writes_pgn(tmp_path):
+    pgn = tmp_path / "games.pgn"
+    r = run(["--engine", f"a={ferrum_path()}", "--engine", f"b={ferrum_path()}", "--book", BOOK,
+             "--tc", "1+0.01", "--games", "2", "--pgn", str(pgn), "--runner", "python", "--record-time"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Result of a vs b (1+0.01): 2 games" in r.stdout
+    assert "time forfeits 0  illegal moves 0  crashes 0" in r.stdout
+    games = []
+    with open(pgn) as f:
+        while (g := chess.pgn.read_game(f)) is not None:
+            games.append(g)
+    assert len(games) == 2
+    # A pair: the same opening with colours swapped.
+    assert games[0].board().fen() == games[1].board().fen()
+    assert (games[0].headers["White"], games[1].headers["White"]) == ("a", "b")
+    for g in games:
+        board = g.board()
+        for m in g.mainline_moves():
+            assert m in board.legal_moves
+            board.push(m)
+        assert g.headers["Result"] in ("1-0", "0-1", "1/2-1/2")
+
+
+def test_external_tool_on_path_gets_the_match(tmp_path):
+    # A stand-in fastchess that records its arguments.
+    log = tmp_path / "args.txt"
+    fake = tmp_path / "fastchess"
+    fake.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {log}\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    env = dict(os.environ, PATH=f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    r = run(["--engine", f"new={ferrum_path()};Hash=32", "--engine", f"old={ferrum_path()}",
+             "--book", BOOK, "--tc", "40/2", "--games", "10", "--concurrency", "3",
+             "--sprt", "0", "5"], env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    args = log.read_text().split("\n")
+    assert args[:4] == ["-engine", f"cmd={ferrum_path()}", "name=new", "proto=uci"]
+    assert "option.Hash=32" in args
+    for flag, value in [("-rounds", "5"), ("-games", "2"), ("-concurrency", "3")]:
+        assert args[args.index(flag) + 1] == value
+    assert "tc=40/2" in args and "-repeat" in args
+    assert args[args.index("-sprt") + 1:args.index("-sprt") + 5] == [
+        "elo0=0", "elo1=5", "alpha=0.05", "beta=0.05"]
+    # An xboard engine rules fastchess out: with only fastchess around, the
+    # python runner is used (--print-cmd then names cutechess-cli).
+    r = run(["--engine", ferrum_path(), "--engine", "/usr/games/fairymax:xboard", "--book", BOOK,
+             "--print-cmd"], env=env)
+    assert r.stdout.startswith("cutechess-cli -engine"), r.stdout
+    assert "proto=xboard" in r.stdout

@@ -1,0 +1,258 @@
+//! The command line: with no subcommand `ferrum` is a UCI engine on
+//! stdin/stdout; `bench`, `perft` and `epd` serve people and test
+//! frameworks (OpenBench runs `ferrum bench`). Built on clap, so every
+//! subcommand has `--help` and bad arguments exit with code 2.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use shakmaty::{CastlingMode, Chess};
+
+use crate::fen::parse_fen;
+use crate::search::Limits;
+use crate::state::GameState;
+use crate::suite::{self, PositionResult, Suite, SuiteConfig};
+use crate::tt::TranspositionTable;
+use crate::{bench, perft, uci};
+
+#[derive(Parser)]
+#[command(
+    name = "ferrum",
+    version,
+    about = "Ferrum, a UCI chess engine. Without a subcommand it speaks UCI on stdin/stdout."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Search the bench positions to a fixed depth and print `<N> nodes <M> nps` (OpenBench).
+    Bench {
+        /// Search depth.
+        #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(i32).range(1..=60))]
+        depth: i32,
+    },
+    /// Count the leaf nodes of the move tree: each root move's count, the total, time and speed.
+    Perft {
+        /// Depth in plies (1 to 12).
+        #[arg(value_parser = clap::value_parser!(u32).range(1..=12))]
+        depth: u32,
+        /// Position in FEN (4 or 6 fields); the start position if absent.
+        #[arg(long)]
+        fen: Option<String>,
+        /// Read castling rights as Chess960 and print castling as king takes rook.
+        #[arg(long)]
+        chess960: bool,
+        /// Threads to split the root moves over.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: u16,
+    },
+    /// Solve EPD test suites (bm, am, dm, c8/c9 points) and report each position and a summary.
+    Epd(EpdArgs),
+}
+
+/// Arguments of `ferrum epd`.
+#[derive(Args)]
+struct EpdArgs {
+    /// EPD files (SAN or UCI moves; 4- or 6-field positions).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Time per position in milliseconds (the default is 1000 when no limit is given).
+    #[arg(long, group = "limit", value_parser = clap::value_parser!(u64).range(1..))]
+    movetime: Option<u64>,
+    /// Depth per position.
+    #[arg(long, group = "limit", value_parser = clap::value_parser!(i32).range(1..=100))]
+    depth: Option<i32>,
+    /// Nodes per position.
+    #[arg(long, group = "limit", value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: Option<u64>,
+    /// Search threads.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: u16,
+    /// Transposition table size in MB (cleared before each position).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    hash: u64,
+    /// Mate length for positions without a `dm`, `bm` or `am` (plain-FEN mate files).
+    #[arg(long, value_parser = clap::value_parser!(i32).range(1..=100))]
+    dm: Option<i32>,
+    /// Write the results as JSON on stdout instead of text.
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Write the results as CSV on stdout instead of text.
+    #[arg(long)]
+    csv: bool,
+}
+
+/// Runs the command line; the process exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        None => {
+            uci::run();
+            ExitCode::SUCCESS
+        }
+        Some(Command::Bench { depth }) => {
+            let r = bench::run(depth, &|i, n| {
+                eprintln!("position {:2}/{}: {n} nodes", i + 1, bench::POSITIONS.len());
+            });
+            println!("{} nodes {} nps", r.nodes, r.nps());
+            ExitCode::SUCCESS
+        }
+        Some(Command::Perft {
+            depth,
+            fen,
+            chess960,
+            threads,
+        }) => run_perft(depth, fen.as_deref(), chess960, threads as usize),
+        Some(Command::Epd(args)) => run_epd(&args),
+    }
+}
+
+fn run_perft(depth: u32, fen: Option<&str>, chess960: bool, threads: usize) -> ExitCode {
+    let pos = match fen {
+        None => Chess::default(),
+        Some(f) => match parse_fen(f, chess960) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("ferrum perft: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let mode = CastlingMode::from_chess960(chess960);
+    let state = GameState::new(pos);
+    let start = Instant::now();
+    let divide = perft::divide(&state, depth, threads);
+    let elapsed = start.elapsed();
+    let mut total = 0;
+    for (m, n) in &divide {
+        println!("{}: {}", m.to_uci(mode), n);
+        total += n;
+    }
+    println!();
+    println!("Nodes: {total}");
+    println!("Time: {} ms", elapsed.as_millis());
+    println!(
+        "NPS: {}",
+        (total as f64 / elapsed.as_secs_f64().max(1e-9)) as u64
+    );
+    ExitCode::SUCCESS
+}
+
+/// `ferrum epd`: exit code 0 when every file was read and every position
+/// searched (malformed lines are reported and skipped), 1 otherwise.
+fn run_epd(args: &EpdArgs) -> ExitCode {
+    let mut complete = true;
+    let mut suites = Vec::new();
+    let mut skipped = Vec::new();
+    for path in &args.files {
+        match Suite::load(path) {
+            Ok(s) => {
+                for e in &s.errors {
+                    eprintln!("{}: {e} (skipped)", path.display());
+                    skipped.push(format!("{}: {e}", s.name));
+                }
+                suites.push(s);
+            }
+            Err(e) => {
+                eprintln!("ferrum epd: cannot read {}: {e}", path.display());
+                complete = false;
+            }
+        }
+    }
+    let Some(tt) = TranspositionTable::try_new(args.hash as usize) else {
+        eprintln!("ferrum epd: cannot allocate a {} MB hash table", args.hash);
+        return ExitCode::from(1);
+    };
+    let movetime = match (args.movetime, args.depth, args.nodes) {
+        (None, None, None) => Some(1000),
+        (m, _, _) => m,
+    };
+    let config = SuiteConfig {
+        limits: Limits {
+            movetime,
+            depth: args.depth,
+            nodes: args.nodes,
+            ..Limits::default()
+        },
+        threads: args.threads as usize,
+        default_mate: args.dm,
+    };
+    let text = !args.json && !args.csv;
+    let total: usize = suites.iter().map(|s| s.records.len()).sum();
+    let bar = progress_bar(total as u64);
+    let start = Instant::now();
+    let mut results: Vec<PositionResult> = Vec::with_capacity(total);
+    let mut solved = 0;
+    for s in &suites {
+        for rec in &s.records {
+            bar.set_message(format!("{} {}", s.name, rec.id));
+            let r = suite::run_record(&s.name, rec, &config, &tt);
+            solved += usize::from(r.solved);
+            if text {
+                let line = suite::format_result(&r);
+                bar.suspend(|| println!("{line}"));
+            }
+            results.push(r);
+            bar.set_prefix(format!("solved {solved}"));
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    let mut out = std::io::stdout().lock();
+    let written = if args.json {
+        suite::write_json(&mut out, &results, &skipped)
+    } else if args.csv {
+        suite::write_csv(&mut out, &results)
+    } else {
+        write_summary(&mut out, &results, skipped.len(), start.elapsed())
+    };
+    if let Err(e) = written.and_then(|_| out.flush()) {
+        eprintln!("ferrum epd: cannot write the results: {e}");
+        complete = false;
+    }
+    if complete {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn write_summary(
+    out: &mut dyn Write,
+    results: &[PositionResult],
+    skipped: usize,
+    elapsed: std::time::Duration,
+) -> std::io::Result<()> {
+    writeln!(out)?;
+    for s in suite::summarize(results) {
+        writeln!(out, "{}", s.format())?;
+    }
+    if skipped > 0 {
+        let s = if skipped == 1 { "" } else { "s" };
+        writeln!(out, "{skipped} malformed line{s} skipped")?;
+    }
+    writeln!(out, "wall time {}", suite::format_duration(elapsed))
+}
+
+/// A progress bar on stderr, or a hidden one when stderr is not a terminal
+/// (pipes, CI logs).
+fn progress_bar(len: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template(
+        "[{elapsed_precise}] {bar:30.cyan/blue} {pos}/{len} {prefix} (eta {eta}) {wide_msg}",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_prefix("solved 0");
+    bar
+}
