@@ -214,6 +214,7 @@ def play_game(a, b, opening, tc, args, stats, rnd):
                 result, reason = (0 if side == 0 else 1), "illegal move"
                 break
             node = node.add_variation(r.move)
+            node.set_clock(max(clock[side], 0.0))  # [%clk] after the move, as GUIs write it
             board.push(r.move)
             if args.max_plies and board.ply() >= args.max_plies:
                 result, reason = 0.5, "adjudicated draw (length)"

@@ -11,7 +11,7 @@ import chess.pgn
 from conftest import ROOT, ferrum_path
 
 MATCH = str(ROOT / "scripts" / "match.py")
-BOOK = str(ROOT / "tests" / "data" / "cli_suite.epd")
+BOOK = str(ROOT / "tests" / "data" / "noob_3moves_head20.epd")
 
 
 def run(args, env=None):
@@ -36,9 +36,11 @@ def test_python_runner_plays_pairs_and_writes_pgn(tmp_path):
     assert (games[0].headers["White"], games[1].headers["White"]) == ("a", "b")
     for g in games:
         board = g.board()
-        for m in g.mainline_moves():
-            assert m in board.legal_moves
-            board.push(m)
+        for node in g.mainline():
+            assert node.move in board.legal_moves
+            # Each move carries the mover's clock after it, inside the 1 s base.
+            assert 0 <= node.clock() <= 1.0 + 0.01 * board.fullmove_number
+            board.push(node.move)
         assert g.headers["Result"] in ("1-0", "0-1", "1/2-1/2")
 
 
