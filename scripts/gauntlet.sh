@@ -8,6 +8,7 @@
 # ENGINE: the Ferrum binary; BOOK: an opening book (a balanced one such as
 # noob_3moves.epd or 8moves_v3.pgn). Peers that are not installed are skipped.
 # Stockfish plays limited (UCI_LimitStrength, UCI_Elo); phalanx speaks xboard.
+# With PGN_DIR set, each match writes its games to $PGN_DIR/<peer>.pgn.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,8 +35,13 @@ for peer in "${peers[@]}"; do
     echo "skipping ${peer%%=*}: $path not installed"
     continue
   fi
+  pgn=()
+  if [ -n "${PGN_DIR:-}" ]; then
+    mkdir -p "$PGN_DIR"
+    pgn=(--pgn "$PGN_DIR/${peer%%=*}.pgn")
+  fi
   python3 scripts/match.py --engine "ferrum=$engine" --engine "$peer" --book "$book" \
-    --games "$games" --tc "$tc" --concurrency "$concurrency" || status=1
+    --games "$games" --tc "$tc" --concurrency "$concurrency" "${pgn[@]}" || status=1
 done
 # Non-zero when any match saw a time forfeit, an illegal move or a crash.
 exit $status

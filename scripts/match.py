@@ -23,6 +23,7 @@ Examples:
 import argparse
 import concurrent.futures
 import io
+import logging
 import math
 import os
 import random
@@ -107,6 +108,7 @@ class Stats:
         self.w = self.d = self.l = 0
         self.penta = [0] * 5  # pair scores 0, 0.5, 1, 1.5, 2
         self.forfeits = self.illegal = self.crashes = 0
+        self.by_engine = {}  # (fault, engine name) -> count
         self.time_fractions = []
 
     def llr(self, elo0, elo1):
@@ -138,6 +140,17 @@ class Stats:
             return -400 * math.log10(1 / p - 1)
 
         return to_elo(mean), (to_elo(mean + 1.96 * se) - to_elo(mean - 1.96 * se)) / 2
+
+    def elo_text(self):
+        """'Elo +12.3 +/- 45.6', or a note when every game was won or lost
+        (then there is no finite estimate)."""
+        n = self.w + self.d + self.l
+        if n and self.w == n:
+            return "Elo undefined (every game won)"
+        if n and self.l == n:
+            return "Elo undefined (every game lost)"
+        elo, err = self.elo()
+        return f"Elo {elo:+.1f} +/- {err:.1f}"
 
 
 def play_game(a, b, opening, tc, args, stats, rnd):
@@ -173,6 +186,7 @@ def play_game(a, b, opening, tc, args, stats, rnd):
         while not board.is_game_over(claim_draw=True):
             side = 0 if board.turn == chess.WHITE else 1
             eng = engines[side]
+            mover = (a, b)[side][0]
             limit = chess.engine.Limit(white_clock=clock[0], black_clock=clock[1],
                                        white_inc=inc, black_inc=inc,
                                        remaining_moves=moves_left[side])
@@ -180,16 +194,16 @@ def play_game(a, b, opening, tc, args, stats, rnd):
             try:
                 r = eng.play(board, limit)
             except chess.engine.EngineTerminatedError:
-                stats_add(stats, "crashes")
-                result, reason = (0 if side == 0 else 1), "crash"
+                stats_add(stats, "crashes", mover)
+                result, reason = (0 if side == 0 else 1), f"crash ({mover})"
                 break
             except chess.engine.EngineError:
-                stats_add(stats, "illegal")
-                result, reason = (0 if side == 0 else 1), "illegal move"
+                stats_add(stats, "illegal", mover)
+                result, reason = (0 if side == 0 else 1), f"illegal move ({mover})"
                 break
             except TimeoutError:
-                stats_add(stats, "forfeits")
-                result, reason = (0 if side == 0 else 1), "time forfeit (no move)"
+                stats_add(stats, "forfeits", mover)
+                result, reason = (0 if side == 0 else 1), f"time forfeit ({mover}, no move)"
                 break
             used = time.perf_counter() - t0
             if side == (0 if a[0] == args.focus else 1) and clock[side] > 0:
@@ -197,8 +211,9 @@ def play_game(a, b, opening, tc, args, stats, rnd):
                     stats.time_fractions.append(used / clock[side])
             clock[side] -= used
             if clock[side] < -args.margin:
-                stats_add(stats, "forfeits")
-                result, reason = (0 if side == 0 else 1), "time forfeit"
+                stats_add(stats, "forfeits", mover)
+                result, reason = (0 if side == 0 else 1), \
+                    f"time forfeit ({mover}, {-clock[side] * 1000:.1f} ms over)"
                 break
             clock[side] += inc
             if mtg:
@@ -210,8 +225,8 @@ def play_game(a, b, opening, tc, args, stats, rnd):
                 result, reason = (0 if side == 0 else 1), "resignation"
                 break
             if r.move is None or r.move not in board.legal_moves:
-                stats_add(stats, "illegal")
-                result, reason = (0 if side == 0 else 1), "illegal move"
+                stats_add(stats, "illegal", mover)
+                result, reason = (0 if side == 0 else 1), f"illegal move ({mover})"
                 break
             node = node.add_variation(r.move)
             node.set_clock(max(clock[side], 0.0))  # [%clk] after the move, as GUIs write it
@@ -234,9 +249,12 @@ def play_game(a, b, opening, tc, args, stats, rnd):
     return result, game
 
 
-def stats_add(stats, field):
+def stats_add(stats, field, engine):
+    """Counts a fault (forfeits, illegal, crashes) in total and for `engine`."""
     with stats.lock:
         setattr(stats, field, getattr(stats, field) + 1)
+        key = (field, engine)
+        stats.by_engine[key] = stats.by_engine.get(key, 0) + 1
 
 
 def external_command(tool, args, engines, book_path):
@@ -318,6 +336,8 @@ def main():
     ap.add_argument("--print-cmd", action="store_true",
                     help="print the fastchess/cutechess-cli command line and exit")
     args = ap.parse_args()
+    # Chatty xboard engines (phalanx) make python-chess log every unknown line.
+    logging.getLogger("chess.engine").setLevel(logging.ERROR)
     if len(args.engine) != 2:
         ap.error("give exactly two --engine")
     a, b = parse_engine(args.engine[0]), parse_engine(args.engine[1])
@@ -363,8 +383,7 @@ def main():
                 pgn_out.flush()
         n = stats.w + stats.d + stats.l
         if n % 20 == 0:
-            elo, err = stats.elo()
-            print(f"{n} games: +{stats.w} ={stats.d} -{stats.l}  Elo {elo:+.1f} +/- {err:.1f}", flush=True)
+            print(f"{n} games: +{stats.w} ={stats.d} -{stats.l}  {stats.elo_text()}", flush=True)
         if args.sprt:
             llr = stats.llr(*args.sprt)
             if llr <= lower or llr >= upper:
@@ -374,12 +393,13 @@ def main():
         list(ex.map(play_pair, range(pairs)))
 
     n = stats.w + stats.d + stats.l
-    elo, err = stats.elo()
     score = (stats.w + 0.5 * stats.d) / max(n, 1)
     print(f"Result of {a[0]} vs {b[0]} ({args.tc}): {n} games")
     print(f"  wins {stats.w}  draws {stats.d}  losses {stats.l}  score {score:.3f}")
-    print(f"  Elo {elo:+.1f} +/- {err:.1f} (95%, pentanomial {stats.penta})")
+    print(f"  {stats.elo_text()} (95%, pentanomial {stats.penta})")
     print(f"  time forfeits {stats.forfeits}  illegal moves {stats.illegal}  crashes {stats.crashes}")
+    for (fault, name), count in sorted(stats.by_engine.items()):
+        print(f"    {fault}: {name} {count}")
     if args.sprt:
         llr = stats.llr(*args.sprt)
         verdict = "H1 accepted" if llr >= upper else "H0 accepted" if llr <= lower else "inconclusive"
