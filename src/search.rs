@@ -890,11 +890,10 @@ fn iterate(w: &mut Worker, multipv: usize, reporter: &dyn Reporter, index: usize
         {
             break;
         }
-        // Soft time limit (a clock only: `movetime` is used in full).
+        // Soft time limit.
         w.check_ponderhit();
         if let Some(b) = w.budget
             && !w.pondering
-            && limits.movetime.is_none()
         {
             let total: u64 = w.root_nodes.iter().map(|(_, n)| n).sum();
             let best_nodes = w

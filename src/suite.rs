@@ -12,7 +12,7 @@ use serde::Serialize;
 use shakmaty::san::SanPlus;
 use shakmaty::{Move, Position};
 
-use crate::epd::{EpdRecord, Solution, parse_text, solve};
+use crate::epd::{EpdRecord, parse_text, solve};
 use crate::score;
 use crate::search::Limits;
 use crate::tt::TranspositionTable;
@@ -85,7 +85,7 @@ fn san(rec: &EpdRecord, m: Move) -> String {
 }
 
 /// What `rec` asks for, in EPD terms.
-pub fn expected(rec: &EpdRecord, default_mate: Option<i32>) -> String {
+pub fn expected(rec: &EpdRecord) -> String {
     let mut parts = Vec::new();
     let list = |ms: &[Move]| {
         ms.iter()
@@ -99,7 +99,7 @@ pub fn expected(rec: &EpdRecord, default_mate: Option<i32>) -> String {
     if !rec.avoid.is_empty() {
         parts.push(format!("am {}", list(&rec.avoid)));
     }
-    if let Some(n) = rec.mate.or(default_mate) {
+    if let Some(n) = rec.mate {
         parts.push(format!("dm {n}"));
     }
     if parts.is_empty() && !rec.points.is_empty() {
@@ -121,24 +121,23 @@ pub fn run_record(
     config: &SuiteConfig,
     tt: &TranspositionTable,
 ) -> PositionResult {
-    let mut rec_used = rec.clone();
-    if rec_used.mate.is_none() && rec_used.best.is_empty() && rec_used.avoid.is_empty() {
-        rec_used.mate = config.default_mate;
+    // A record with nothing to solve takes the default mate length.
+    let mut rec = rec.clone();
+    if rec.mate.is_none() && rec.best.is_empty() && rec.avoid.is_empty() {
+        rec.mate = config.default_mate;
     }
     let mut limits = config.limits.clone();
     // A mate record is done once a short enough mate is proven.
-    if let Some(n) = rec_used.mate {
-        limits.mate = Some(n);
-    }
-    let s: Solution = solve(&rec_used, &limits, config.threads, tt);
+    limits.mate = rec.mate.or(limits.mate);
+    let s = solve(&rec, &limits, config.threads, tt);
     let mode = rec.pos.castles().mode();
     PositionResult {
         suite: suite.to_string(),
         line: rec.line,
         id: rec.id.clone(),
         fen: rec.fen.clone(),
-        expected: expected(rec, rec_used.mate.filter(|_| rec.mate.is_none())),
-        found: s.found.map(|m| san(rec, m)).unwrap_or_default(),
+        expected: expected(&rec),
+        found: s.found.map(|m| san(&rec, m)).unwrap_or_default(),
         found_uci: s
             .found
             .map(|m| m.to_uci(mode).to_string())

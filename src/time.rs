@@ -26,6 +26,9 @@ const MAX_MOVES_TO_GO: i64 = 50;
 pub struct TimeBudget {
     pub soft: u64,
     pub hard: u64,
+    /// Whether the soft limit adapts to the search (a game clock), or is
+    /// used as it is (`movetime`).
+    pub adaptive: bool,
 }
 
 impl TimeBudget {
@@ -33,7 +36,11 @@ impl TimeBudget {
     /// the overhead.
     pub fn fixed(movetime: u64, overhead: u64) -> TimeBudget {
         let t = movetime.saturating_sub(overhead).max(1);
-        TimeBudget { soft: t, hard: t }
+        TimeBudget {
+            soft: t,
+            hard: t,
+            adaptive: false,
+        }
     }
 
     /// The budget for a clock, less `overhead` (the `Move Overhead` option)
@@ -46,7 +53,11 @@ impl TimeBudget {
         // Keep an overhead in hand for every move still to play.
         let time = (clock.time - overhead * mtg.min(10)).max(0);
         if time == 0 {
-            return TimeBudget { soft: 0, hard: 0 };
+            return TimeBudget {
+                soft: 0,
+                hard: 0,
+                adaptive: true,
+            };
         }
         let inc = clock.inc.max(0);
         let base = time / mtg + inc * 3 / 4;
@@ -56,14 +67,18 @@ impl TimeBudget {
         TimeBudget {
             soft: soft as u64,
             hard: hard as u64,
+            adaptive: true,
         }
     }
 
     /// The soft limit scaled by how unsettled the search is: more time
     /// when the best move keeps changing or the score drops, less when the
     /// best move is stable and took most of the nodes. Never past the hard
-    /// limit.
+    /// limit. A fixed budget (`movetime`) is not scaled.
     pub fn adjusted_soft(&self, stability: u32, score_drop: i32, best_move_nodes: f64) -> Duration {
+        if !self.adaptive {
+            return Duration::from_millis(self.soft);
+        }
         let stable = match stability {
             0 => 1.6,
             1 => 1.3,
@@ -94,7 +109,14 @@ mod tests {
                 },
                 10,
             );
-            assert_eq!(b, TimeBudget { soft: 0, hard: 0 });
+            assert_eq!(
+                b,
+                TimeBudget {
+                    soft: 0,
+                    hard: 0,
+                    adaptive: true
+                }
+            );
         }
     }
 
@@ -137,8 +159,12 @@ mod tests {
             TimeBudget::fixed(1000, 10),
             TimeBudget {
                 soft: 990,
-                hard: 990
+                hard: 990,
+                adaptive: false
             }
         );
+        // However settled the search, movetime is used in full.
+        let b = TimeBudget::fixed(1000, 10);
+        assert_eq!(b.adjusted_soft(9, 0, 1.0), Duration::from_millis(990));
     }
 }
