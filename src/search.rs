@@ -66,6 +66,9 @@ pub const MAX_DEPTH: i32 = MAX_PLY - 8;
 pub struct Limits {
     pub depth: Option<i32>,
     pub nodes: Option<u64>,
+    /// Start no new iteration once this many nodes are searched (a soft
+    /// budget, as self-play data generation uses; `nodes` stays the hard one).
+    pub soft_nodes: Option<u64>,
     /// Stop once a mate in at most this many moves is found.
     pub mate: Option<i32>,
     pub movetime: Option<u64>,
@@ -525,8 +528,9 @@ impl<'a> Worker<'a> {
             }
         }
 
-        // Step 8. Internal iterative reduction: no table move, search shallower.
-        if tt_move.is_none() && depth >= IIR_DEPTH && (pv_node || cut) {
+        // Step 8. Internal iterative reduction: no table move, search shallower
+        // (not in a mate search, where a reduction could hide the shortest mate).
+        if prune && tt_move.is_none() && depth >= IIR_DEPTH && (pv_node || cut) {
             depth -= 1;
         }
 
@@ -887,6 +891,12 @@ fn iterate(w: &mut Worker, multipv: usize, reporter: &dyn Reporter, index: usize
             && limits.mate.is_none()
             && !limits.infinite
             && !w.pondering
+        {
+            break;
+        }
+        // Soft node limit.
+        if let Some(soft) = limits.soft_nodes
+            && w.total_nodes() >= soft
         {
             break;
         }

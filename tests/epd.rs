@@ -11,8 +11,8 @@ use ferrum::suite::{self, Suite, SuiteConfig};
 use ferrum::tt::TranspositionTable;
 use shakmaty::{Chess, Position};
 
-/// Every tactical file of tests/data, with its number of positions
-/// (tests/data/SOURCES.md).
+/// Every tactical file of the shared data folder (`tactical/`), with its
+/// number of positions (the shared data's SOURCES.md).
 const TACTICAL: [(&str, usize); 7] = [
     ("wac.epd", 300),
     ("wac_revised_arasan.epd", 300),
@@ -25,8 +25,12 @@ const TACTICAL: [(&str, usize); 7] = [
 
 #[test]
 fn every_tactical_file_parses_fully() {
+    let test = "every_tactical_file_parses_fully";
     for (name, count) in TACTICAL {
-        let suite = Suite::load(&common::data(name)).unwrap();
+        let Some(path) = common::suite(test, &format!("tactical/{name}")) else {
+            return;
+        };
+        let suite = Suite::load(&path).unwrap();
         assert!(suite.errors.is_empty(), "{name}: {:?}", suite.errors);
         assert_eq!(suite.records.len(), count, "{name}");
         for rec in &suite.records {
@@ -42,7 +46,8 @@ fn every_tactical_file_parses_fully() {
         }
     }
     // The revised WAC has one `am` record; the ids run WAC.001..WAC.300.
-    let revised = Suite::load(&common::data("wac_revised_arasan.epd")).unwrap();
+    let shared = common::shared_dir().join("tactical");
+    let revised = Suite::load(&shared.join("wac_revised_arasan.epd")).unwrap();
     assert_eq!(
         revised
             .records
@@ -51,7 +56,7 @@ fn every_tactical_file_parses_fully() {
             .count(),
         1
     );
-    let wac = Suite::load(&common::data("wac.epd")).unwrap();
+    let wac = Suite::load(&shared.join("wac.epd")).unwrap();
     for (i, rec) in wac.records.iter().enumerate() {
         assert_eq!(rec.id, format!("WAC.{:03}", i + 1));
     }
@@ -200,7 +205,11 @@ fn small_suite_at_fixed_nodes_scores_exactly() {
 
 #[test]
 fn plain_mate_files_solve_with_a_default_mate_length() {
-    let suite = Suite::load(&common::data("mate1.fen")).unwrap();
+    let test = "plain_mate_files_solve_with_a_default_mate_length";
+    let Some(path) = common::suite(test, "tactical/mate1.fen") else {
+        return;
+    };
+    let suite = Suite::load(&path).unwrap();
     let config = SuiteConfig {
         limits: Limits {
             nodes: Some(50_000),

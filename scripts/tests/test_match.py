@@ -11,7 +11,7 @@ import chess.pgn
 from conftest import ROOT, ferrum_path
 
 MATCH = str(ROOT / "scripts" / "match.py")
-BOOK = str(ROOT / "tests" / "data" / "noob_3moves_head20.epd")
+BOOK = str(ROOT / "tests" / "data" / "openings_selfmade.epd")
 
 
 def run(args, env=None):

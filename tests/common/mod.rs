@@ -1,16 +1,58 @@
-//! Helpers shared by the integration tests: reading the data files in
-//! `tests/data/`.
+//! Helpers shared by the integration tests: the project's own files in
+//! `tests/data/`, and the public suites read from the shared data folder.
+//!
+//! Public suites (perft suites, WAC, Bratko-Kopec, the sunfish mate files)
+//! are not kept in this repository. They are read from `$FERRUM_DATA` when
+//! set, else from `../shared/data` beside the checkout. When that folder is
+//! missing, a test that needs it says so in one line on stderr and returns
+//! early; when `$FERRUM_SKIP_LOG` names a file, the test name is appended to
+//! it so that `scripts/test.sh` can count the skipped tests.
 
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::PathBuf;
 
-/// Path of a file in `tests/data/`.
+/// Path of a file the project made, in `tests/data/`.
 pub fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
         .join("data")
         .join(name)
+}
+
+/// The shared data folder: `$FERRUM_DATA`, else `../shared/data`.
+pub fn shared_dir() -> PathBuf {
+    match std::env::var_os("FERRUM_DATA") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data"),
+    }
+}
+
+/// Path of a public suite file (`perft/perftsuite.epd`, `tactical/wac.epd`,
+/// ...) in the shared data folder, or `None` after reporting the skip of
+/// `test` when the file is not there.
+pub fn suite(test: &str, rel: &str) -> Option<PathBuf> {
+    let path = shared_dir().join(rel);
+    if path.is_file() {
+        return Some(path);
+    }
+    // Written to the process's stderr directly, past the test harness's
+    // output capture, so the line shows in a normal `cargo test` run.
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED {test}: suite file {} not found (set FERRUM_DATA to the shared data folder)",
+        path.display()
+    );
+    if let Some(log) = std::env::var_os("FERRUM_SKIP_LOG")
+        && let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+    {
+        let _ = writeln!(f, "{test}");
+    }
+    None
 }
 
 /// One perft-suite line: the FEN and the (depth, count) pairs.
@@ -19,9 +61,8 @@ pub struct PerftCase {
     pub counts: Vec<(u32, u64)>,
 }
 
-/// Reads a perft suite (`FEN ;D1 n ;D2 n ... [;id x]`).
-pub fn perft_suite(name: &str) -> Vec<PerftCase> {
-    let text = std::fs::read_to_string(data(name)).expect("test data file");
+/// Parses a perft suite (`FEN ;D1 n ;D2 n ... [;id x]`).
+pub fn parse_perft_suite(text: &str) -> Vec<PerftCase> {
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
@@ -38,4 +79,12 @@ pub fn perft_suite(name: &str) -> Vec<PerftCase> {
             PerftCase { fen, counts }
         })
         .collect()
+}
+
+/// Reads the perft suite `perft/<name>` from the shared data folder, or
+/// `None` (reported as a skip of `test`) when it is missing.
+pub fn perft_suite(test: &str, name: &str) -> Option<Vec<PerftCase>> {
+    let path = suite(test, &format!("perft/{name}"))?;
+    let text = std::fs::read_to_string(&path).expect("readable suite file");
+    Some(parse_perft_suite(&text))
 }
