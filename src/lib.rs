@@ -11,6 +11,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod datagen;
 pub mod engine;
 pub mod epd;
 pub mod eval;

@@ -1,0 +1,149 @@
+//! Self-play data generation: records read back to legal positions whose
+//! scores and results are those of the games played, text and binary agree,
+//! and the same seed writes the same bytes whatever the thread count.
+
+use std::sync::atomic::AtomicBool;
+
+use ferrum::datagen::{self, Config, play_game, read_records, record_bytes, record_position};
+use ferrum::tt::TranspositionTable;
+use shakmaty::{Chess, Color, Position};
+
+fn config(dir: &std::path::Path, name: &str, threads: usize) -> Config {
+    Config {
+        threads,
+        nodes: 300,
+        games: Some(6),
+        positions: None,
+        seed: 7,
+        book: Vec::new(),
+        random_plies: 8,
+        hash_mb: 2,
+        out: dir.join(format!("{name}.bin")),
+        text: Some(dir.join(format!("{name}.txt"))),
+    }
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ferrum-datagen-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn records_are_the_games_played_and_read_back_legal() {
+    let dir = temp_dir("records");
+    let cfg = config(&dir, "a", 2);
+    let stop = AtomicBool::new(false);
+    let summary = datagen::run(&cfg, &stop, &|_| {}).unwrap();
+    assert_eq!(summary.games, 6);
+    assert_eq!(summary.white_wins + summary.draws + summary.black_wins, 6);
+    let records = read_records(&cfg.out).unwrap();
+    assert_eq!(records.len() as u64, summary.positions);
+    assert!(records.len() > 100, "{}", records.len());
+
+    // The same games, replayed one by one: the file holds exactly their
+    // kept positions, in game order.
+    let tt = TranspositionTable::new(2);
+    let mut expected = Vec::new();
+    let mut samples = Vec::new();
+    for i in 0..6 {
+        let game = play_game(&cfg, i, &tt, &stop).unwrap();
+        assert!([0.0, 0.5, 1.0].contains(&game.result));
+        for s in &game.samples {
+            expected.extend_from_slice(&record_bytes(&datagen::to_record(s, game.result)));
+            samples.push((s.clone(), game.result));
+        }
+    }
+    let bytes = std::fs::read(&cfg.out).unwrap();
+    assert_eq!(bytes, expected);
+
+    let text = std::fs::read_to_string(cfg.text.as_ref().unwrap()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), records.len());
+    for ((rec, (sample, result)), line) in records.iter().zip(&samples).zip(&lines) {
+        // Kept positions: not in check, no mate score.
+        assert!(!sample.pos.is_check());
+        assert!(sample.score.abs() < ferrum::score::MATE_BOUND);
+        // The record, from the side to move: the board mirrored for Black.
+        let back = record_position(rec).unwrap();
+        let white = sample.pos.turn() == Color::White;
+        let board = if white {
+            sample.pos.board().clone()
+        } else {
+            let mut b = sample.pos.board().clone();
+            b.flip_vertical();
+            b.swap_colors();
+            b
+        };
+        assert_eq!(back.board(), &board);
+        assert_eq!(back.turn(), Color::White);
+        assert_eq!(i32::from(rec.score), sample.score);
+        let stm_result = if white { *result } else { 1.0 - result };
+        assert_eq!(f32::from(rec.result) / 2.0, stm_result);
+        // The text line: FEN | score | result, White's point of view.
+        let parts: Vec<&str> = line.split(" | ").collect();
+        assert_eq!(parts.len(), 3, "{line}");
+        let pos: Chess = ferrum::fen::parse_fen(parts[0], false).unwrap();
+        assert_eq!(pos.board(), sample.pos.board());
+        let white_score: i32 = parts[1].parse().unwrap();
+        assert_eq!(
+            white_score,
+            if white { sample.score } else { -sample.score }
+        );
+        assert_eq!(parts[2], format!("{result:.1}"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn same_seed_same_bytes_and_runs_append() {
+    let dir = temp_dir("seed");
+    let stop = AtomicBool::new(false);
+    let one = config(&dir, "one", 1);
+    let two = config(&dir, "two", 2);
+    datagen::run(&one, &stop, &|_| {}).unwrap();
+    datagen::run(&two, &stop, &|_| {}).unwrap();
+    let a = std::fs::read(&one.out).unwrap();
+    let b = std::fs::read(&two.out).unwrap();
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+    // Another seed appends and keeps what was there.
+    let other = Config {
+        seed: 8,
+        ..one.clone()
+    };
+    let s = datagen::run(&other, &stop, &|_| {}).unwrap();
+    let c = std::fs::read(&one.out).unwrap();
+    assert_eq!(&c[..a.len()], &a[..]);
+    assert_eq!(c.len(), a.len() + 32 * s.positions as usize);
+    assert_ne!(&c[a.len()..], &a[..]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_raised_stop_writes_nothing_partial() {
+    let dir = temp_dir("stop");
+    let cfg = config(&dir, "s", 2);
+    let stop = AtomicBool::new(true);
+    let s = datagen::run(&cfg, &stop, &|_| {}).unwrap();
+    assert_eq!(s.games, 0);
+    assert_eq!(std::fs::metadata(&cfg.out).unwrap().len(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn positions_limit_stops_the_run() {
+    let dir = temp_dir("limit");
+    let cfg = Config {
+        games: None,
+        positions: Some(200),
+        ..config(&dir, "p", 2)
+    };
+    let stop = AtomicBool::new(false);
+    let s = datagen::run(&cfg, &stop, &|_| {}).unwrap();
+    assert!(s.positions >= 200);
+    let n = read_records(&cfg.out).unwrap().len() as u64;
+    assert_eq!(n, s.positions);
+    let _ = std::fs::remove_dir_all(&dir);
+}
