@@ -19,7 +19,7 @@ use crate::search::Limits;
 use crate::state::GameState;
 use crate::suite::{self, PositionResult, Suite, SuiteConfig};
 use crate::tt::TranspositionTable;
-use crate::{bench, datagen, perft, uci};
+use crate::{bench, datagen, perft, tune, uci};
 
 #[derive(Parser)]
 #[command(
@@ -59,6 +59,49 @@ enum Command {
     Epd(EpdArgs),
     /// Generate self-play training data (bulletformat ChessBoard records, optional text).
     Datagen(DatagenArgs),
+    /// Tune the evaluation weights on datagen output (Texel method, Adam) and print them as Rust.
+    Tune(TuneArgs),
+    /// Print the evaluation of a position term by term.
+    Eval {
+        /// Position in FEN; the start position if absent.
+        #[arg(long)]
+        fen: Option<String>,
+    },
+}
+
+/// Where `ferrum tune` starts.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum TuneStart {
+    /// The engine's current weights.
+    Current,
+    /// Material only (100/300/300/500/900), everything else zero.
+    Zero,
+}
+
+/// Arguments of `ferrum tune`.
+#[derive(Args)]
+struct TuneArgs {
+    /// Datagen files (bulletformat ChessBoard records).
+    #[arg(required = true)]
+    data: Vec<PathBuf>,
+    /// Full passes over the data.
+    #[arg(long, default_value_t = 500)]
+    epochs: usize,
+    /// Adam step size in centipawns.
+    #[arg(long, default_value_t = 2.0)]
+    lr: f64,
+    /// Weight of the game result in the target; the rest is the search score.
+    #[arg(long, default_value_t = 0.5)]
+    wdl: f64,
+    /// Threads.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: u16,
+    /// Starting weights.
+    #[arg(long, value_enum, default_value_t = TuneStart::Current)]
+    from: TuneStart,
+    /// Write the weights (Rust source) here instead of stdout.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 /// Arguments of `ferrum datagen`.
@@ -151,7 +194,86 @@ pub fn main() -> ExitCode {
         }) => run_perft(depth, fen.as_deref(), chess960, threads as usize),
         Some(Command::Epd(args)) => run_epd(&args),
         Some(Command::Datagen(args)) => run_datagen(&args),
+        Some(Command::Tune(args)) => run_tune(&args),
+        Some(Command::Eval { fen }) => {
+            let pos = match fen {
+                None => Chess::default(),
+                Some(f) => match parse_fen(&f, false) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        eprintln!("ferrum eval: {e}");
+                        return ExitCode::from(2);
+                    }
+                },
+            };
+            println!("{}", crate::eval::explain(&pos));
+            ExitCode::SUCCESS
+        }
     }
+}
+
+/// `ferrum tune`: loads and traces the data, fits K, tunes, prints the
+/// held-out loss before and after and the weights.
+fn run_tune(args: &TuneArgs) -> ExitCode {
+    let start = Instant::now();
+    let data = match tune::load(&args.data, args.threads as usize) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("ferrum tune: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if data.is_empty() {
+        eprintln!("ferrum tune: no positions in the data");
+        return ExitCode::from(1);
+    }
+    let cfg = tune::TuneConfig {
+        threads: args.threads as usize,
+        epochs: args.epochs,
+        lr: args.lr,
+        wdl: args.wdl.clamp(0.0, 1.0),
+        ..tune::TuneConfig::default()
+    };
+    eprintln!(
+        "{} positions traced in {:.1} s",
+        data.len(),
+        start.elapsed().as_secs_f64()
+    );
+    let current = tune::current();
+    let k = tune::fit_k(&data, &current);
+    let initial = match args.from {
+        TuneStart::Current => current,
+        TuneStart::Zero => tune::material_only(),
+    };
+    let held_out = Some((cfg.holdout_every, true));
+    let before = tune::loss(&data, &initial, k, cfg.wdl, held_out);
+    eprintln!("K = {k:.4}; held-out loss before: {before:.6}");
+    let tuned = tune::tune(&data, &initial, k, &cfg, &|epoch, l| {
+        eprintln!("epoch {epoch}: training loss {l:.6}");
+    });
+    let after = tune::loss(&data, &tuned, k, cfg.wdl, held_out);
+    let rounded = tune::flatten(&tune::unflatten(&tuned));
+    let after_rounded = tune::loss(&data, &rounded, k, cfg.wdl, held_out);
+    eprintln!(
+        "held-out loss after: {after:.6} ({after_rounded:.6} with integer weights); {:.0} s",
+        start.elapsed().as_secs_f64()
+    );
+    let note = format!(
+        "{} positions, K {k:.4}, result weight {}, held-out loss {before:.6} -> {after_rounded:.6}.",
+        data.len(),
+        cfg.wdl
+    );
+    let source = tune::weights_source(&tune::unflatten(&tuned), &note);
+    match &args.out {
+        Some(p) => {
+            if let Err(e) = std::fs::write(p, source) {
+                eprintln!("ferrum tune: cannot write {}: {e}", p.display());
+                return ExitCode::from(1);
+            }
+        }
+        None => print!("{source}"),
+    }
+    ExitCode::SUCCESS
 }
 
 /// `ferrum datagen`: exit code 0 when the run ended by a limit or Ctrl-C

@@ -27,6 +27,7 @@ pub mod state;
 pub mod suite;
 pub mod time;
 pub mod tt;
+pub mod tune;
 pub mod uci;
 
 /// Engine name and version, as `uci` reports them.

@@ -356,14 +356,9 @@ impl Uci {
             "go" => self.go(args),
             "d" => self.display(),
             "eval" => {
-                let v = eval::evaluate(self.engine.game().pos());
-                let white = match self.engine.game().turn() {
-                    shakmaty::Color::White => v,
-                    shakmaty::Color::Black => -v,
-                };
-                self.out.line(&format!(
-                    "Final evaluation: {v} cp (side to move), {white} cp (white side)"
-                ));
+                for line in eval::explain(self.engine.game().pos()).lines() {
+                    self.out.line(line);
+                }
             }
             "bench" => self.bench(args),
             "perft" => {

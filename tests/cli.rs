@@ -176,3 +176,39 @@ fn epd_unreadable_file_is_an_incomplete_run() {
     // The readable file is still solved and summarised.
     assert!(stdout(&o).contains("total: "), "{}", stdout(&o));
 }
+
+#[test]
+fn eval_prints_every_group_and_a_symmetric_total() {
+    let o = ferrum(&["eval"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    for group in [
+        "Material",
+        "Piece squares",
+        "Mobility",
+        "Pawn structure",
+        "Passed pawns",
+        "King safety",
+        "Pieces",
+        "Threats",
+        "Tempo",
+    ] {
+        assert!(
+            out.lines().any(|l| l.trim_start().starts_with(group)),
+            "{group}: {out}"
+        );
+    }
+    // The start position: equal but for the tempo, for either side to move.
+    let last = out.lines().last().unwrap();
+    let black = ferrum(&[
+        "eval",
+        "--fen",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1",
+    ]);
+    let black_last = stdout(&black).lines().last().unwrap().to_string();
+    let stm = |l: &str| l.split(", ").nth(1).unwrap().to_string();
+    assert_eq!(stm(last), stm(&black_last), "{last} / {black_last}");
+    let bad = ferrum(&["eval", "--fen", "not a fen"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("invalid FEN"), "{}", stderr(&bad));
+}

@@ -203,7 +203,7 @@ fn win_at_chess_fixed_nodes() {
 }
 
 /// Raise as the search improves.
-const WAC_SOLVED_AT_100K: usize = 253;
+const WAC_SOLVED_AT_100K: usize = 262;
 
 fn score_at_depth(fen: &str, moves: &[&str], depth: i32) -> i32 {
     let pos = parse_fen(fen, false).unwrap();

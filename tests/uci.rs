@@ -428,7 +428,11 @@ fn perft_eval_d_bench_and_misc_commands() {
     assert_eq!(lines.iter().filter(|l| l.contains(": ")).count(), 21);
     e.send("eval");
     let l = e.until("Final evaluation");
-    assert!(l.last().unwrap().contains("cp"));
+    assert!(l.last().unwrap().ends_with("(side to move)"), "{l:?}");
+    assert!(
+        l.iter().any(|x| x.trim_start().starts_with("King safety")),
+        "{l:?}"
+    );
     e.send("d");
     let d = e.until("Checkers");
     assert!(
