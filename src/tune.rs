@@ -342,7 +342,7 @@ pub fn weights_source(w: &[S; NUM_WEIGHTS], note: &str) -> String {
          //! [`super::layout`]. Written by `ferrum tune`; {note}\n\n\
          use super::layout::{{NUM_WEIGHTS, S}};\n\n\
          #[rustfmt::skip]\n\
-         pub const WEIGHTS: [S; NUM_WEIGHTS] = ["
+         pub static WEIGHTS: [S; NUM_WEIGHTS] = ["
     );
     for term in TERMS {
         let _ = writeln!(out, "    // {}", term.name);

@@ -146,6 +146,13 @@ pub fn terms<S: Sink>(pos: &Chess, sink: &mut S) {
         }
     }
 
+    // Pawn-only terms (a pawn-structure cache keyed by the pawns was tried
+    // and gave no measurable speed: see docs/tuning.md).
+    let passed = [
+        pawn_terms(Color::White, &pawns, &at, sink),
+        pawn_terms(Color::Black, &pawns, &at, sink),
+    ];
+
     for color in Color::ALL {
         let c = ci(color);
         let them = !color;
@@ -250,26 +257,20 @@ pub fn terms<S: Sink>(pos: &Chess, sink: &mut S) {
             sink.add(color, HANGING, hanging);
         }
 
-        pawn_structure(color, &pawns, &at, kings, occ, sink);
+        passed_pawns(color, passed[c], kings, occ, sink);
         king_shelter(color, &pawns, kings[c], sink);
     }
     sink.add(pos.turn(), TEMPO, 1);
 }
 
-/// Doubled, isolated, backward, phalanx and supported pawns; passed and
-/// candidate passed pawns with their king distances.
-fn pawn_structure<S: Sink>(
-    color: Color,
-    pawns: &[u64; 2],
-    at: &Attacks,
-    kings: [Square; 2],
-    occ: u64,
-    sink: &mut S,
-) {
+/// Doubled, isolated, backward, phalanx and supported pawns, passed pawns
+/// by rank and candidates: terms of the pawns alone. Returns the passed pawns.
+fn pawn_terms<S: Sink>(color: Color, pawns: &[u64; 2], at: &Attacks, sink: &mut S) -> u64 {
     let c = ci(color);
     let t = ci(!color);
     let ours = pawns[c];
     let theirs = pawns[t];
+    let mut passed = 0u64;
     let mut rest = ours;
     while rest != 0 {
         let sq = Square::new(rest.trailing_zeros());
@@ -311,19 +312,7 @@ fn pawn_structure<S: Sink>(
         let span = ahead & (same_file | adjacent);
         if theirs & span == 0 {
             sink.add(color, PASSED + rel, 1);
-            if occ & front == 0 {
-                sink.add(color, PASSED_FREE + rel, 1);
-            }
-            let stop = match color {
-                Color::White => Square::new((sq as u32 + 8).min(63)),
-                Color::Black => Square::new((sq as u32).saturating_sub(8)),
-            };
-            sink.add(color, PASSED_OWN_KING + rel, kings[c].distance(stop) as i32);
-            sink.add(
-                color,
-                PASSED_ENEMY_KING + rel,
-                kings[t].distance(stop) as i32,
-            );
+            passed |= 1u64 << sq as u32;
         } else if theirs & front == 0 {
             // Candidate: a half-open file and at least as many helpers
             // beside or behind as enemy pawns in front on the adjacent files.
@@ -333,6 +322,34 @@ fn pawn_structure<S: Sink>(
                 sink.add(color, CANDIDATE + rel, 1);
             }
         }
+    }
+    passed
+}
+
+/// Passed pawns with a free path, and the kings' distances to the square
+/// in front of each.
+fn passed_pawns<S: Sink>(color: Color, passed: u64, kings: [Square; 2], occ: u64, sink: &mut S) {
+    let c = ci(color);
+    let t = ci(!color);
+    let mut rest = passed;
+    while rest != 0 {
+        let sq = Square::new(rest.trailing_zeros());
+        rest &= rest - 1;
+        let rel = relative_rank(color, sq) as usize;
+        let front = ranks_ahead(color, sq.rank() as u32) & file_mask(sq.file() as u32);
+        if occ & front == 0 {
+            sink.add(color, PASSED_FREE + rel, 1);
+        }
+        let stop = match color {
+            Color::White => Square::new((sq as u32 + 8).min(63)),
+            Color::Black => Square::new((sq as u32).saturating_sub(8)),
+        };
+        sink.add(color, PASSED_OWN_KING + rel, kings[c].distance(stop) as i32);
+        sink.add(
+            color,
+            PASSED_ENEMY_KING + rel,
+            kings[t].distance(stop) as i32,
+        );
     }
 }
 
