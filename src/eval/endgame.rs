@@ -24,7 +24,6 @@ pub fn scale(board: &Board, strong: Color) -> i32 {
     let strong_bb = board.by_color(strong);
     let weak_bb = board.by_color(weak);
     let strong_pawns = board.pawns() & strong_bb;
-    let weak_pawns = board.pawns() & weak_bb;
     let strong_npm = non_pawn_material(board, strong);
     let weak_npm = non_pawn_material(board, weak);
 
@@ -80,7 +79,6 @@ pub fn scale(board: &Board, strong: Color) -> i32 {
             return if others { 96 } else { 56 };
         }
     }
-    let _ = weak_pawns;
     SCALE_MAX
 }
 
