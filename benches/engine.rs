@@ -5,11 +5,13 @@
 //! each run with the previous one on the same machine.
 
 use std::hint::black_box;
+use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ferrum::bench::POSITIONS;
 use ferrum::eval::evaluate;
 use ferrum::fen::parse_fen;
+use ferrum::nnue::{Accumulator, AccumulatorStack, default_net};
 use ferrum::search::search_fixed_depth;
 use ferrum::state::GameState;
 use shakmaty::{Chess, Position};
@@ -56,6 +58,41 @@ fn bench_eval(c: &mut Criterion) {
     group.throughput(Throughput::Elements(pos.len() as u64));
     group.bench_function("bench_positions", |b| {
         b.iter(|| pos.iter().map(|p| evaluate(black_box(p))).sum::<i32>())
+    });
+    let Some(net) = default_net() else {
+        group.finish();
+        return;
+    };
+    // The network from scratch: both accumulators refreshed, then the output.
+    group.bench_function("nnue_refresh", |b| {
+        b.iter(|| {
+            pos.iter()
+                .map(|p| net.evaluate(&Accumulator::refresh(&net, black_box(p).board()), p.turn()))
+                .sum::<i32>()
+        })
+    });
+    group.finish();
+    // What the search pays per node: the incremental update after a move,
+    // the output, and the pop (throughput counts moves).
+    let moves: u64 = pos.iter().map(|p| p.legal_moves().len() as u64).sum();
+    let mut group = c.benchmark_group("nnue");
+    group.throughput(Throughput::Elements(moves));
+    group.bench_function("push_evaluate_pop", |b| {
+        let mut stacks: Vec<AccumulatorStack> = pos
+            .iter()
+            .map(|p| AccumulatorStack::new(Arc::clone(&net), p.board()))
+            .collect();
+        b.iter(|| {
+            let mut sum = 0;
+            for (p, st) in pos.iter().zip(stacks.iter_mut()) {
+                for m in p.legal_moves() {
+                    st.push(p, m);
+                    sum += st.evaluate(!p.turn());
+                    st.pop();
+                }
+            }
+            black_box(sum)
+        })
     });
     group.finish();
 }

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use crate::fen::parse_fen;
-use crate::search::search_fixed_depth;
+use crate::search::search_fixed_depth_with;
 use crate::state::GameState;
 
 /// Depth `bench` searches when none is given.
@@ -86,13 +86,22 @@ impl BenchResult {
 /// Searches every bench position to `depth`; `progress` is called after
 /// each with its index and node count.
 pub fn run(depth: i32, progress: &dyn Fn(usize, u64)) -> BenchResult {
+    run_with(depth, crate::nnue::default_net(), progress)
+}
+
+/// [`run`] with the given network (`None`: the hand-crafted evaluation).
+pub fn run_with(
+    depth: i32,
+    net: Option<std::sync::Arc<crate::nnue::Network>>,
+    progress: &dyn Fn(usize, u64),
+) -> BenchResult {
     let start = Instant::now();
     let mut nodes = 0;
     for (i, fen) in POSITIONS.iter().enumerate() {
         let Ok(pos) = parse_fen(fen, false) else {
             continue;
         };
-        let r = search_fixed_depth(&GameState::new(pos), depth, HASH_MB);
+        let r = search_fixed_depth_with(&GameState::new(pos), depth, HASH_MB, net.clone());
         nodes += r.nodes;
         progress(i, r.nodes);
     }

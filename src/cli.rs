@@ -39,6 +39,9 @@ enum Command {
         /// Search depth.
         #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(i32).range(1..=60))]
         depth: i32,
+        /// Search with the hand-crafted evaluation instead of the network.
+        #[arg(long)]
+        classical: bool,
     },
     /// Count the leaf nodes of the move tree: each root move's count, the total, time and speed.
     Perft {
@@ -61,11 +64,16 @@ enum Command {
     Datagen(DatagenArgs),
     /// Tune the evaluation weights on datagen output (Texel method, Adam) and print them as Rust.
     Tune(TuneArgs),
-    /// Print the evaluation of a position term by term.
+    /// Train an NNUE network on datagen output and write it in the format `EvalFile` loads.
+    Train(TrainArgs),
+    /// Print the evaluation of a position term by term, and the network's.
     Eval {
         /// Position in FEN; the start position if absent.
         #[arg(long)]
         fen: Option<String>,
+        /// The network file to show (the embedded net if absent).
+        #[arg(long)]
+        net: Option<PathBuf>,
     },
 }
 
@@ -104,6 +112,50 @@ struct TuneArgs {
     out: Option<PathBuf>,
 }
 
+/// Arguments of `ferrum train`.
+#[derive(Args)]
+struct TrainArgs {
+    /// Datagen files (bulletformat ChessBoard records).
+    #[arg(required = true)]
+    data: Vec<PathBuf>,
+    /// The trained net (quantised, engine format).
+    #[arg(long, default_value = "ferrum.nnue")]
+    out: PathBuf,
+    /// Each epoch's net (`epoch-N.nnue`) and the float checkpoint (`last.ckpt`) go here.
+    #[arg(long, default_value = "nets/train")]
+    checkpoints: PathBuf,
+    /// Continue from a float checkpoint instead of random weights.
+    #[arg(long)]
+    resume: Option<PathBuf>,
+    /// Full passes over the training data.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=10000))]
+    epochs: u64,
+    /// Positions per gradient step.
+    #[arg(long, default_value_t = 16384, value_parser = clap::value_parser!(u64).range(1..))]
+    batch_size: u64,
+    /// Starting learning rate (AdamW); it falls along a cosine to --lr-end.
+    #[arg(long, default_value_t = 0.001)]
+    lr: f32,
+    /// Learning rate at the end of the last epoch.
+    #[arg(long, default_value_t = 0.00001)]
+    lr_end: f32,
+    /// Weight of the game result in the target; the rest is sigmoid(score / 400).
+    #[arg(long, default_value_t = 0.25)]
+    wdl: f32,
+    /// Share of the (shuffled) data held out for the validation loss.
+    #[arg(long, default_value_t = 0.02)]
+    validation: f64,
+    /// Threads.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: u16,
+    /// Seed of the initial weights, the shuffles and the held-out split.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Train a net that mirrors the board left-right when a perspective's king is on files e-h.
+    #[arg(long)]
+    mirror: bool,
+}
+
 /// Arguments of `ferrum datagen`.
 #[derive(Args)]
 struct DatagenArgs {
@@ -131,6 +183,12 @@ struct DatagenArgs {
     /// Start from the positions of this EPD/FEN file (one a line) instead of the start position.
     #[arg(long)]
     book: Option<PathBuf>,
+    /// Play with this network file instead of the embedded one.
+    #[arg(long, conflicts_with = "classical")]
+    net: Option<PathBuf>,
+    /// Play with the hand-crafted evaluation instead of a network.
+    #[arg(long)]
+    classical: bool,
     /// Random legal plies played from the opening position (plus 0 or 1).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=40))]
     random_plies: u32,
@@ -179,8 +237,13 @@ pub fn main() -> ExitCode {
             uci::run();
             ExitCode::SUCCESS
         }
-        Some(Command::Bench { depth }) => {
-            let r = bench::run(depth, &|i, n| {
+        Some(Command::Bench { depth, classical }) => {
+            let net = if classical {
+                None
+            } else {
+                crate::nnue::default_net()
+            };
+            let r = bench::run_with(depth, net, &|i, n| {
                 eprintln!("position {:2}/{}: {n} nodes", i + 1, bench::POSITIONS.len());
             });
             println!("{} nodes {} nps", r.nodes, r.nps());
@@ -195,7 +258,8 @@ pub fn main() -> ExitCode {
         Some(Command::Epd(args)) => run_epd(&args),
         Some(Command::Datagen(args)) => run_datagen(&args),
         Some(Command::Tune(args)) => run_tune(&args),
-        Some(Command::Eval { fen }) => {
+        Some(Command::Train(args)) => run_train(&args),
+        Some(Command::Eval { fen, net }) => {
             let pos = match fen {
                 None => Chess::default(),
                 Some(f) => match parse_fen(&f, false) {
@@ -207,6 +271,22 @@ pub fn main() -> ExitCode {
                 },
             };
             println!("{}", crate::eval::explain(&pos));
+            let (net, name) = match &net {
+                Some(p) => match crate::nnue::Network::load(p) {
+                    Ok(n) => (Some(Arc::new(n)), p.display().to_string()),
+                    Err(e) => {
+                        eprintln!("ferrum eval: {e}");
+                        return ExitCode::from(1);
+                    }
+                },
+                None => (
+                    crate::nnue::default_net(),
+                    crate::nnue::network::DEFAULT_NAME.to_string(),
+                ),
+            };
+            if let Some(net) = net {
+                println!("{}", crate::nnue::describe(&net, &pos, &name));
+            }
             ExitCode::SUCCESS
         }
     }
@@ -276,6 +356,106 @@ fn run_tune(args: &TuneArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// `ferrum train`: loads and splits the data, trains, writes a net after
+/// every epoch and the final one to `--out`.
+fn run_train(args: &TrainArgs) -> ExitCode {
+    use crate::train::{self, FloatNet, TrainConfig};
+    let start = Instant::now();
+    let mut records = Vec::new();
+    for p in &args.data {
+        match datagen::read_records(p) {
+            Ok(r) => records.extend(r),
+            Err(e) => {
+                eprintln!("ferrum train: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
+    if records.is_empty() {
+        eprintln!("ferrum train: no positions in the data");
+        return ExitCode::from(1);
+    }
+    let cfg = TrainConfig {
+        epochs: args.epochs as usize,
+        batch_size: args.batch_size as usize,
+        lr: args.lr,
+        lr_end: args.lr_end,
+        wdl: args.wdl.clamp(0.0, 1.0),
+        validation: args.validation.clamp(0.0, 0.5),
+        threads: args.threads as usize,
+        seed: args.seed,
+        out_dir: args.checkpoints.clone(),
+        ..TrainConfig::default()
+    };
+    let mut net = match &args.resume {
+        Some(p) => match std::fs::read(p)
+            .map_err(|e| e.to_string())
+            .and_then(|b| FloatNet::from_bytes(&b))
+        {
+            Ok(n) => n,
+            Err(e) => {
+                eprintln!("ferrum train: {}: {e}", p.display());
+                return ExitCode::from(1);
+            }
+        },
+        None => FloatNet {
+            mirror: args.mirror,
+            ..FloatNet::random(args.seed)
+        },
+    };
+    if let Err(e) = std::fs::create_dir_all(&cfg.out_dir) {
+        eprintln!("ferrum train: cannot create {}: {e}", cfg.out_dir.display());
+        return ExitCode::from(1);
+    }
+    let (training, validation) = train::split(records, &cfg);
+    println!(
+        "{} training and {} held-out positions, {}->{}x2->1 SCReLU{}, {} epochs, batch {}, lr {} -> {}, wdl {}",
+        training.len(),
+        validation.len(),
+        crate::nnue::INPUTS,
+        crate::nnue::HIDDEN,
+        if net.mirror { " (mirrored)" } else { "" },
+        cfg.epochs,
+        cfg.batch_size,
+        cfg.lr,
+        cfg.lr_end,
+        cfg.wdl
+    );
+    println!(
+        "epoch 0: validation loss {:.6}",
+        train::mean_loss(&net, &validation, cfg.wdl, cfg.threads)
+    );
+    let mut write_error = None;
+    train::train(&mut net, training, &validation, &cfg, &mut |n, r| {
+        println!(
+            "epoch {}: training loss {:.6}  validation loss {:.6}  {:.0} pos/s  lr {:.2e}  {:.0} s",
+            r.epoch,
+            r.train_loss,
+            r.validation_loss,
+            r.positions_per_second,
+            r.lr,
+            start.elapsed().as_secs_f64()
+        );
+        let _ = std::io::stdout().flush();
+        let epoch_net = cfg.out_dir.join(format!("epoch-{}.nnue", r.epoch));
+        let ckpt = cfg.out_dir.join("last.ckpt");
+        if let Err(e) =
+            train::save_quantised(n, &epoch_net).and_then(|()| std::fs::write(&ckpt, n.to_bytes()))
+        {
+            write_error = Some(e);
+        }
+    });
+    if let Some(e) = write_error {
+        eprintln!("ferrum train: cannot write a checkpoint: {e}");
+    }
+    if let Err(e) = train::save_quantised(&net, &args.out) {
+        eprintln!("ferrum train: cannot write {}: {e}", args.out.display());
+        return ExitCode::from(1);
+    }
+    println!("wrote {}", args.out.display());
+    ExitCode::SUCCESS
+}
+
 /// `ferrum datagen`: exit code 0 when the run ended by a limit or Ctrl-C
 /// with everything written, 1 on a file error.
 fn run_datagen(args: &DatagenArgs) -> ExitCode {
@@ -307,6 +487,19 @@ fn run_datagen(args: &DatagenArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     }
+    let net = if args.classical {
+        None
+    } else if let Some(p) = &args.net {
+        match crate::nnue::Network::load(p) {
+            Ok(n) => Some(Arc::new(n)),
+            Err(e) => {
+                eprintln!("ferrum datagen: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        crate::nnue::default_net()
+    };
     let config = datagen::Config {
         threads: args.threads as usize,
         nodes: args.nodes,
@@ -318,6 +511,7 @@ fn run_datagen(args: &DatagenArgs) -> ExitCode {
         hash_mb: args.hash as usize,
         out: args.out.clone(),
         text: args.text.clone(),
+        net,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let handler_stop = Arc::clone(&stop);

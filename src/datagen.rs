@@ -73,6 +73,8 @@ pub struct Config {
     pub out: PathBuf,
     /// The text output, appended to, if wanted.
     pub text: Option<PathBuf>,
+    /// The network the games are played with; `None`: hand-crafted evaluation.
+    pub net: Option<std::sync::Arc<crate::nnue::Network>>,
 }
 
 /// Totals of a run.
@@ -175,6 +177,7 @@ pub fn play_game(
         threads: 1,
         multipv: 1,
         move_overhead: 0,
+        net: config.net.clone(),
     };
     let signals = Signals::default();
     let think = |state: &GameState| search(state, &limits, &options, tt, &signals, &Silent);

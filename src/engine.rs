@@ -15,6 +15,7 @@ use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use crate::fen::parse_fen;
 use crate::moves;
+use crate::nnue::{Network, default_net, network};
 use crate::search::{self, Limits, Reporter, SearchOptions, SearchResult, Signals};
 use crate::state::GameState;
 use crate::tt::TranspositionTable;
@@ -35,6 +36,10 @@ pub struct Options {
     pub ponder: bool,
     pub move_overhead: u64,
     pub chess960: bool,
+    /// Evaluate with the network (`Use NNUE`); off: the hand-crafted evaluation.
+    pub use_nnue: bool,
+    /// The `EvalFile` value: the embedded net's name or a file that loaded.
+    pub eval_file: String,
 }
 
 impl Default for Options {
@@ -46,6 +51,8 @@ impl Default for Options {
             ponder: false,
             move_overhead: 10,
             chess960: false,
+            use_nnue: true,
+            eval_file: network::DEFAULT_NAME.to_string(),
         }
     }
 }
@@ -61,6 +68,7 @@ pub const MAX_MOVE_OVERHEAD: u64 = 5000;
 pub enum OptionKind {
     Spin { default: i64, min: i64, max: i64 },
     Check { default: bool },
+    String { default: &'static str },
     Button,
 }
 
@@ -101,6 +109,13 @@ pub fn option_list() -> Vec<(&'static str, OptionKind)> {
             },
         ),
         ("UCI_Chess960", OptionKind::Check { default: false }),
+        ("Use NNUE", OptionKind::Check { default: true }),
+        (
+            "EvalFile",
+            OptionKind::String {
+                default: network::DEFAULT_NAME,
+            },
+        ),
         ("Clear Hash", OptionKind::Button),
     ]
 }
@@ -120,6 +135,8 @@ pub struct Engine {
     signals: Arc<Signals>,
     running: Option<Running>,
     listener: Arc<dyn Listener>,
+    /// The net `EvalFile` chose (the embedded one by default).
+    net: Option<Arc<Network>>,
 }
 
 impl Engine {
@@ -132,6 +149,16 @@ impl Engine {
             signals: Arc::new(Signals::default()),
             running: None,
             listener,
+            net: default_net(),
+        }
+    }
+
+    /// The net searches evaluate with: `None` when `Use NNUE` is off.
+    pub fn eval_net(&self) -> Option<Arc<Network>> {
+        if self.options.use_nnue {
+            self.net.clone()
+        } else {
+            None
         }
     }
 
@@ -212,9 +239,10 @@ impl Engine {
             return Err(format!("unknown option '{name}'"));
         };
         let canonical = *canonical;
-        enum Value {
+        enum Value<'v> {
             Int(i64),
             Bool(bool),
+            Text(&'v str),
             None,
         }
         let v = match kind {
@@ -242,6 +270,7 @@ impl Engine {
                     }
                 }
             }
+            OptionKind::String { .. } => Value::Text(value.unwrap_or("").trim()),
             OptionKind::Button => Value::None,
         };
         // Options that touch the table or the search wait for it to end.
@@ -262,6 +291,24 @@ impl Engine {
             ("Move Overhead", Value::Int(n)) => self.options.move_overhead = n as u64,
             ("Ponder", Value::Bool(b)) => self.options.ponder = b,
             ("UCI_Chess960", Value::Bool(b)) => self.options.chess960 = b,
+            ("Use NNUE", Value::Bool(b)) => self.options.use_nnue = b,
+            ("EvalFile", Value::Text(path)) => {
+                // The embedded net by its name (or nothing); else a file. A
+                // file that does not load leaves the current net in place.
+                if path.is_empty() || path == network::DEFAULT_NAME || path == "<empty>" {
+                    self.net = Some(default_net().ok_or("the embedded network is damaged")?);
+                    self.options.eval_file = network::DEFAULT_NAME.to_string();
+                } else {
+                    let net = Network::load(std::path::Path::new(path)).map_err(|e| {
+                        format!(
+                            "EvalFile not loaded, keeping {}: {e}",
+                            self.options.eval_file
+                        )
+                    })?;
+                    self.net = Some(Arc::new(net));
+                    self.options.eval_file = path.to_string();
+                }
+            }
             ("Clear Hash", _) => self.tt.clear(),
             _ => return Err(format!("option '{canonical}': bad value")),
         }
@@ -289,6 +336,7 @@ impl Engine {
             threads: self.options.threads,
             multipv: self.options.multipv,
             move_overhead: self.options.move_overhead,
+            net: self.eval_net(),
         };
         let tt = Arc::clone(&self.tt);
         let signals = Arc::clone(&self.signals);

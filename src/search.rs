@@ -7,6 +7,7 @@
 //! The steps of [`Worker::negamax`] are numbered, so each heuristic can be
 //! found at once. Tunable constants live in [`params`].
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -17,6 +18,7 @@ use crate::eval::evaluate;
 use crate::history::{History, bonus};
 use crate::movepick::{MovePicker, is_noisy};
 use crate::moves;
+use crate::nnue::{AccumulatorStack, Network, default_net};
 use crate::score::{INFINITE, MATE, MATE_BOUND, MAX_PLY, NONE, is_mate, mate_in, mated_in};
 use crate::see::see_ge;
 use crate::state::GameState;
@@ -85,6 +87,8 @@ pub struct SearchOptions {
     pub threads: usize,
     pub multipv: usize,
     pub move_overhead: u64,
+    /// The network to evaluate with; `None` uses the hand-crafted evaluation.
+    pub net: Option<Arc<Network>>,
 }
 
 impl Default for SearchOptions {
@@ -93,6 +97,7 @@ impl Default for SearchOptions {
             threads: 1,
             multipv: 1,
             move_overhead: 10,
+            net: default_net(),
         }
     }
 }
@@ -170,12 +175,15 @@ struct Shared<'a> {
     signals: &'a Signals,
     nodes: AtomicU64,
     limits: &'a Limits,
+    net: Option<Arc<Network>>,
 }
 
 /// One search thread's private state.
 struct Worker<'a> {
     shared: &'a Shared<'a>,
     state: GameState,
+    /// The network's accumulators along the current line (with a net).
+    nnue: Option<AccumulatorStack>,
     root_len: usize,
     history: History,
     main: bool,
@@ -214,8 +222,13 @@ impl<'a> Worker<'a> {
         }
         let root_len = state.history_len();
         let pondering = shared.signals.ponder.load(Ordering::Relaxed);
+        let nnue = shared
+            .net
+            .as_ref()
+            .map(|n| AccumulatorStack::new(Arc::clone(n), state.pos().board()));
         Worker {
             shared,
+            nnue,
             state,
             root_len,
             history: History::default(),
@@ -328,6 +341,42 @@ impl<'a> Worker<'a> {
             .collect()
     }
 
+    /// Static evaluation of the current position for the side to move:
+    /// the network when there is one, else the hand-crafted evaluation.
+    /// Against a lone king the hand-crafted evaluation's mop-up drives the
+    /// mate (KBNK above all), which self-play data hardly ever shows a net.
+    #[inline]
+    fn evaluate(&self) -> i32 {
+        match &self.nnue {
+            Some(acc) if !lone_king(self.state.pos().board()) => {
+                debug_assert_eq!(
+                    *acc.current(),
+                    crate::nnue::Accumulator::refresh(acc.net(), self.state.pos().board())
+                );
+                acc.evaluate(self.state.turn())
+            }
+            _ => evaluate(self.state.pos()),
+        }
+    }
+
+    /// Plays `m` on the position and the accumulators.
+    #[inline]
+    fn make(&mut self, m: Move) {
+        if let Some(acc) = &mut self.nnue {
+            acc.push(self.state.pos(), m);
+        }
+        self.state.play(m);
+    }
+
+    /// Takes back the last [`make`](Self::make).
+    #[inline]
+    fn unmake(&mut self) {
+        if let Some(acc) = &mut self.nnue {
+            acc.pop();
+        }
+        self.state.undo();
+    }
+
     /// Quiescence search: stand pat on the static evaluation, then only
     /// captures and queen promotions that do not lose material; all
     /// evasions when in check.
@@ -340,11 +389,7 @@ impl<'a> Worker<'a> {
         self.seldepth = self.seldepth.max(ply);
         let in_check = self.state.in_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check {
-                0
-            } else {
-                evaluate(self.state.pos())
-            };
+            return if in_check { 0 } else { self.evaluate() };
         }
         if self.state.is_draw(self.root_len) {
             return 0;
@@ -365,7 +410,7 @@ impl<'a> Worker<'a> {
             let eval = entry
                 .map(|e| e.eval)
                 .filter(|&e| e != NONE)
-                .unwrap_or_else(|| evaluate(self.state.pos()));
+                .unwrap_or_else(|| self.evaluate());
             if eval >= beta {
                 return eval;
             }
@@ -387,9 +432,9 @@ impl<'a> Worker<'a> {
             {
                 continue;
             }
-            self.state.play(m);
+            self.make(m);
             let v = -self.quiescence(-beta, -alpha, ply + 1);
-            self.state.undo();
+            self.unmake();
             if self.stopped {
                 return 0;
             }
@@ -456,11 +501,7 @@ impl<'a> Worker<'a> {
                 return 0;
             }
             if ply >= MAX_PLY - 1 {
-                return if in_check {
-                    0
-                } else {
-                    evaluate(self.state.pos())
-                };
+                return if in_check { 0 } else { self.evaluate() };
             }
             // Step 3. Mate-distance pruning: no line here beats a mate already found nearer the root.
             alpha = alpha.max(mated_in(ply));
@@ -488,7 +529,7 @@ impl<'a> Worker<'a> {
             entry
                 .map(|e| e.eval)
                 .filter(|&e| e != NONE)
-                .unwrap_or_else(|| evaluate(self.state.pos()))
+                .unwrap_or_else(|| self.evaluate())
         };
         self.evals[p] = eval;
         let improving =
@@ -581,7 +622,7 @@ impl<'a> Worker<'a> {
 
             let nodes_before = self.nodes;
             self.played[p] = Some(m);
-            self.state.play(m);
+            self.make(m);
             self.shared.tt.prefetch(self.state.key());
             let gives_check = self.state.in_check();
             searched += 1;
@@ -617,7 +658,7 @@ impl<'a> Worker<'a> {
                     v = -self.negamax(-beta, -alpha, new_depth, ply + 1, false);
                 }
             }
-            self.state.undo();
+            self.unmake();
             if self.stopped {
                 return 0;
             }
@@ -703,6 +744,12 @@ impl<'a> Worker<'a> {
     }
 }
 
+/// Whether either side has nothing but its king.
+#[inline]
+fn lone_king(board: &shakmaty::Board) -> bool {
+    board.white().count() == 1 || board.black().count() == 1
+}
+
 /// Runs a whole search: iterative deepening on `options.threads` threads
 /// sharing `tt`, reporting through `reporter`, until a limit or `stop`.
 /// Returns the best move of the main thread.
@@ -751,6 +798,7 @@ pub fn search(
         signals,
         nodes: AtomicU64::new(0),
         limits,
+        net: options.net.clone(),
     };
     let budget = if let Some(mt) = limits.movetime {
         Some(TimeBudget::fixed(mt, options.move_overhead))
@@ -1031,18 +1079,26 @@ fn report_lines(w: &Worker, lines: &[RootLine], depth: i32, reporter: &dyn Repor
 /// Searches `state` to a fixed depth with one thread and a fresh table of
 /// `hash_mb`; the node count is deterministic (used by `bench` and tests).
 pub fn search_fixed_depth(state: &GameState, depth: i32, hash_mb: usize) -> SearchResult {
+    search_fixed_depth_with(state, depth, hash_mb, default_net())
+}
+
+/// [`search_fixed_depth`] with the given network (`None`: the hand-crafted
+/// evaluation).
+pub fn search_fixed_depth_with(
+    state: &GameState,
+    depth: i32,
+    hash_mb: usize,
+    net: Option<Arc<Network>>,
+) -> SearchResult {
     let tt = TranspositionTable::new(hash_mb);
     let signals = Signals::default();
     let limits = Limits {
         depth: Some(depth),
         ..Limits::default()
     };
-    search(
-        state,
-        &limits,
-        &SearchOptions::default(),
-        &tt,
-        &signals,
-        &Silent,
-    )
+    let options = SearchOptions {
+        net,
+        ..SearchOptions::default()
+    };
+    search(state, &limits, &options, &tt, &signals, &Silent)
 }

@@ -359,6 +359,11 @@ impl Uci {
                 for line in eval::explain(self.engine.game().pos()).lines() {
                     self.out.line(line);
                 }
+                if let Some(net) = self.engine.eval_net() {
+                    let name = &self.engine.options().eval_file;
+                    let line = crate::nnue::describe(&net, self.engine.game().pos(), name);
+                    self.out.line(&line);
+                }
             }
             "bench" => self.bench(args),
             "perft" => {
@@ -414,6 +419,10 @@ impl Uci {
                     name,
                     default: Some(default),
                 },
+                OptionKind::String { default } => UciOptionConfig::String {
+                    name,
+                    default: Some(default.to_string()),
+                },
                 OptionKind::Button => UciOptionConfig::Button { name },
             };
             self.out.line(&UciMessage::Option(config).to_string());
@@ -466,7 +475,7 @@ impl Uci {
             Some(Ok(d)) if (1..=MAX_DEPTH).contains(&d) => d,
             Some(_) => return self.error("bench: depth must be a number from 1 to 120"),
         };
-        let r = bench::run(depth, &|_, _| {});
+        let r = bench::run_with(depth, self.engine.eval_net(), &|_, _| {});
         self.out.line(&format!("{} nodes {} nps", r.nodes, r.nps()));
     }
 

@@ -20,6 +20,7 @@ fn config(dir: &std::path::Path, name: &str, threads: usize) -> Config {
         hash_mb: 2,
         out: dir.join(format!("{name}.bin")),
         text: Some(dir.join(format!("{name}.txt"))),
+        net: ferrum::nnue::default_net(),
     }
 }
 

@@ -202,8 +202,10 @@ fn win_at_chess_fixed_nodes() {
     assert!(solved >= WAC_SOLVED_AT_100K, "solved {solved}");
 }
 
-/// Raise as the search improves.
-const WAC_SOLVED_AT_100K: usize = 262;
+/// Raise as the search improves. With the embedded net n2 (bench 734226):
+/// 253; the hand-crafted evaluation solves 262 at the same node count (the
+/// net wins games yet finds fewer of these tactics at equal nodes).
+const WAC_SOLVED_AT_100K: usize = 253;
 
 fn score_at_depth(fen: &str, moves: &[&str], depth: i32) -> i32 {
     let pos = parse_fen(fen, false).unwrap();

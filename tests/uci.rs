@@ -167,6 +167,8 @@ fn handshake_lists_every_option() {
         "option name Ponder type check default false",
         "option name Move Overhead type spin default 10 min 0 max 5000",
         "option name UCI_Chess960 type check default false",
+        "option name Use NNUE type check default true",
+        "option name EvalFile type string default ferrum-n2.nnue",
         "option name Clear Hash type button",
     ] {
         assert!(lines.iter().any(|l| l == opt), "missing {opt}: {lines:?}");
@@ -489,4 +491,67 @@ fn threads_and_hash_options_search_correctly() {
     e.send("go depth 8");
     e.bestmove_legal(START, CastlingMode::Standard);
     e.quit();
+}
+
+/// The `eval` command's network line.
+fn nnue_line(e: &mut Engine) -> String {
+    e.send("eval");
+    e.send("isready");
+    let lines = e.until("readyok");
+    lines
+        .into_iter()
+        .find(|l| l.starts_with("NNUE evaluation"))
+        .unwrap_or_default()
+}
+
+#[test]
+fn eval_file_loads_good_nets_and_refuses_bad_ones() {
+    let dir = std::env::temp_dir().join(format!("ferrum-evalfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = ferrum::train::FloatNet::random(8).quantise().to_bytes();
+    let good_path = dir.join("other.nnue");
+    std::fs::write(&good_path, &good).unwrap();
+    let truncated = dir.join("truncated.nnue");
+    std::fs::write(&truncated, &good[..good.len() / 2]).unwrap();
+    let garbage = dir.join("garbage.nnue");
+    std::fs::write(&garbage, b"this is not a network").unwrap();
+
+    let mut e = Engine::start();
+    e.send("position fen r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
+    let embedded = nnue_line(&mut e);
+    assert!(embedded.ends_with("[ferrum-n2.nnue]"), "{embedded}");
+    for bad in [&truncated, &garbage, &dir.join("missing.nnue")] {
+        let err = e.assert_error(&format!("setoption name EvalFile value {}", bad.display()));
+        assert!(err.contains("EvalFile not loaded"), "{err}");
+        // The embedded net stays, and the engine still plays.
+        assert_eq!(nnue_line(&mut e), embedded);
+        e.send("go depth 4");
+        e.bestmove_legal(
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            CastlingMode::Standard,
+        );
+    }
+    // A good file loads and changes the evaluation; the default name restores.
+    e.send(&format!(
+        "setoption name EvalFile value {}",
+        good_path.display()
+    ));
+    let other = nnue_line(&mut e);
+    assert!(
+        other.ends_with(&format!("[{}]", good_path.display())),
+        "{other}"
+    );
+    assert_ne!(other, embedded);
+    e.send("go depth 4");
+    e.bestmove_legal(
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        CastlingMode::Standard,
+    );
+    e.send("setoption name EvalFile value ferrum-n2.nnue");
+    assert_eq!(nnue_line(&mut e), embedded);
+    // Without the net, `eval` shows only the hand-crafted evaluation.
+    e.send("setoption name Use NNUE value false");
+    assert_eq!(nnue_line(&mut e), "");
+    e.quit();
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,0 +1,218 @@
+//! The hidden layer before activation ("accumulator"), one per perspective,
+//! updated by the few inputs a move changes rather than recomputed: a quiet
+//! move subtracts one row and adds one, a capture subtracts two, castling
+//! subtracts two and adds two. The search keeps a stack of them, one per
+//! ply, so unmaking a move is a pop. With a mirroring net, a king move
+//! across the d/e line changes every input of its side's perspective: that
+//! perspective is recomputed from the board instead.
+
+use std::sync::Arc;
+
+use arrayvec::ArrayVec;
+use shakmaty::{Board, CastlingSide, Chess, Color, Move, Piece, Position, Square};
+
+use super::{HIDDEN, Network, feature, mirrors, side_index};
+
+/// Hidden-layer sums for both perspectives (White's, then Black's).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Accumulator {
+    v: [[i16; HIDDEN]; 2],
+}
+
+impl Accumulator {
+    /// The sums from `perspective`'s point of view.
+    #[inline]
+    pub fn side(&self, perspective: Color) -> &[i16; HIDDEN] {
+        &self.v[side_index(perspective)]
+    }
+
+    /// Computes both perspectives from scratch.
+    pub fn refresh(net: &Network, board: &Board) -> Accumulator {
+        let mut acc = Accumulator {
+            v: [net.ft_bias; 2],
+        };
+        for c in Color::ALL {
+            acc.v[side_index(c)] = refresh_side(net, board, c);
+        }
+        acc
+    }
+}
+
+/// One perspective's sums from scratch.
+fn refresh_side(net: &Network, board: &Board, c: Color) -> [i16; HIDDEN] {
+    let mirror = mirrors(net.mirror, board.king_of(c));
+    let mut v = net.ft_bias;
+    for (square, piece) in board {
+        let row = &net.ft_weights[feature(c, piece, square, mirror)];
+        for (a, &w) in v.iter_mut().zip(row) {
+            *a = a.wrapping_add(w);
+        }
+    }
+    v
+}
+
+/// Pieces a move takes off and puts on the board.
+#[derive(Default)]
+struct Delta {
+    add: ArrayVec<(Piece, Square), 2>,
+    sub: ArrayVec<(Piece, Square), 2>,
+}
+
+fn delta(us: Color, m: Move) -> Delta {
+    let mut d = Delta::default();
+    match m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            d.sub.push((role.of(us), from));
+            d.add.push((promotion.unwrap_or(role).of(us), to));
+            if let Some(captured) = capture {
+                d.sub.push((captured.of(!us), to));
+            }
+        }
+        Move::EnPassant { from, to } => {
+            d.sub.push((us.pawn(), from));
+            d.add.push((us.pawn(), to));
+            d.sub
+                .push(((!us).pawn(), Square::from_coords(to.file(), from.rank())));
+        }
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_queen_side(rook < king);
+            let rank = king.rank();
+            d.sub.push((us.king(), king));
+            d.sub.push((us.rook(), rook));
+            d.add
+                .push((us.king(), Square::from_coords(side.king_to_file(), rank)));
+            d.add
+                .push((us.rook(), Square::from_coords(side.rook_to_file(), rank)));
+        }
+        Move::Put { .. } => {}
+    }
+    d
+}
+
+/// Whether the mover's king changes side of the d/e line.
+fn crosses_centre(d: &Delta, us: Color) -> bool {
+    let king = us.king();
+    let from = d.sub.iter().find(|&&(p, _)| p == king).map(|&(_, s)| s);
+    let to = d.add.iter().find(|&&(p, _)| p == king).map(|&(_, s)| s);
+    match (from, to) {
+        (Some(f), Some(t)) => (f.file() >= shakmaty::File::E) != (t.file() >= shakmaty::File::E),
+        _ => false,
+    }
+}
+
+/// `dst = src + Σ adds − Σ subs`, in one pass the compiler vectorises.
+#[inline]
+fn apply(
+    dst: &mut [i16; HIDDEN],
+    src: &[i16; HIDDEN],
+    adds: &[&[i16; HIDDEN]],
+    subs: &[&[i16; HIDDEN]],
+) {
+    match (adds, subs) {
+        ([a], [s]) => {
+            for i in 0..HIDDEN {
+                dst[i] = src[i].wrapping_add(a[i]).wrapping_sub(s[i]);
+            }
+        }
+        ([a], [s1, s2]) => {
+            for i in 0..HIDDEN {
+                dst[i] = src[i]
+                    .wrapping_add(a[i])
+                    .wrapping_sub(s1[i])
+                    .wrapping_sub(s2[i]);
+            }
+        }
+        _ => {
+            *dst = *src;
+            for a in adds {
+                for i in 0..HIDDEN {
+                    dst[i] = dst[i].wrapping_add(a[i]);
+                }
+            }
+            for s in subs {
+                for i in 0..HIDDEN {
+                    dst[i] = dst[i].wrapping_sub(s[i]);
+                }
+            }
+        }
+    }
+}
+
+/// The accumulators of the positions along the current line, for one net.
+#[derive(Clone)]
+pub struct AccumulatorStack {
+    net: Arc<Network>,
+    stack: Vec<Accumulator>,
+}
+
+impl AccumulatorStack {
+    /// A stack holding the accumulator of `board`.
+    pub fn new(net: Arc<Network>, board: &Board) -> AccumulatorStack {
+        let mut stack = Vec::with_capacity(256);
+        stack.push(Accumulator::refresh(&net, board));
+        AccumulatorStack { net, stack }
+    }
+
+    /// The net these accumulators belong to.
+    pub fn net(&self) -> &Network {
+        &self.net
+    }
+
+    /// The accumulator of the current position.
+    #[inline]
+    pub fn current(&self) -> &Accumulator {
+        // The stack is never empty: `new` pushes one and `pop` keeps it.
+        &self.stack[self.stack.len() - 1]
+    }
+
+    /// The network's evaluation of the current position for `stm`.
+    #[inline]
+    pub fn evaluate(&self, stm: Color) -> i32 {
+        self.net.evaluate(self.current(), stm)
+    }
+
+    /// Pushes the accumulator of the position after `m`; `pos` is the
+    /// position before it (the move must be legal there).
+    pub fn push(&mut self, pos: &Chess, m: Move) {
+        let us = pos.turn();
+        let d = delta(us, m);
+        let parent = *self.current();
+        let mut next = parent;
+        for c in Color::ALL {
+            let mirror = mirrors(self.net.mirror, pos.board().king_of(c));
+            if c == us && self.net.mirror && crosses_centre(&d, us) {
+                let mut after = pos.board().clone();
+                for &(_, s) in &d.sub {
+                    after.discard_piece_at(s);
+                }
+                for &(p, s) in &d.add {
+                    after.set_piece_at(s, p);
+                }
+                next.v[side_index(c)] = refresh_side(&self.net, &after, c);
+                continue;
+            }
+            let rows = |list: &ArrayVec<(Piece, Square), 2>| -> ArrayVec<&[i16; HIDDEN], 2> {
+                list.iter()
+                    .map(|&(p, s)| &self.net.ft_weights[feature(c, p, s, mirror)])
+                    .collect()
+            };
+            let i = side_index(c);
+            apply(&mut next.v[i], &parent.v[i], &rows(&d.add), &rows(&d.sub));
+        }
+        self.stack.push(next);
+    }
+
+    /// Returns to the position before the last [`push`](Self::push).
+    #[inline]
+    pub fn pop(&mut self) {
+        if self.stack.len() > 1 {
+            self.stack.pop();
+        }
+    }
+}

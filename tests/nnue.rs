@@ -1,0 +1,417 @@
+//! The network evaluation: incremental accumulators against a full refresh,
+//! the quantised engine net against the trainer's floats, the trainer
+//! learning a known target, and the net file's validation.
+
+use bulletformat::ChessBoard;
+use ferrum::datagen::{Sample, to_record};
+use ferrum::nnue::{Accumulator, AccumulatorStack, Network, default_net, network};
+use ferrum::train::{self, FloatNet, TrainConfig};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role};
+use std::sync::Arc;
+
+/// A net with every weight random (and non-zero biases), quantised.
+fn random_net(seed: u64, mirror: bool) -> Network {
+    let mut f = FloatNet::random(seed);
+    f.mirror = mirror;
+    let mut rng = StdRng::seed_from_u64(seed + 1);
+    f.ft_b
+        .iter_mut()
+        .for_each(|b| *b = rng.random_range(-0.3..0.3));
+    f.out_b = 0.1;
+    f.quantise()
+}
+
+/// What kinds of move the random games went through.
+#[derive(Default, Debug)]
+struct Seen {
+    captures: usize,
+    promotions: usize,
+    en_passant: usize,
+    castle_short: usize,
+    castle_long: usize,
+    chess960_castles: usize,
+}
+
+/// Plays random games from `start`, checking after every move that the
+/// incremental accumulator equals a refresh, and after unwinding that every
+/// popped state equals the one recorded on the way down.
+fn check_games(net: &Arc<Network>, start: &Chess, games: usize, seed: u64, seen: &mut Seen) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let chess960 = start.castles().mode() == CastlingMode::Chess960;
+    for _ in 0..games {
+        let mut pos = start.clone();
+        let mut stack = AccumulatorStack::new(Arc::clone(net), pos.board());
+        let mut line: Vec<Accumulator> = vec![*stack.current()];
+        for _ in 0..200 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            // Prefer the special moves so that they are common enough.
+            let special: Vec<Move> = moves
+                .iter()
+                .copied()
+                .filter(|m| m.is_castle() || m.is_en_passant() || m.is_promotion())
+                .collect();
+            let m = if !special.is_empty() && rng.random_range(0..2) == 0 {
+                special[rng.random_range(0..special.len())]
+            } else {
+                moves[rng.random_range(0..moves.len())]
+            };
+            match m {
+                Move::Castle { king, rook } => {
+                    if rook > king {
+                        seen.castle_short += 1;
+                    } else {
+                        seen.castle_long += 1;
+                    }
+                    if chess960 {
+                        seen.chess960_castles += 1;
+                    }
+                }
+                Move::EnPassant { .. } => seen.en_passant += 1,
+                _ => {}
+            }
+            seen.captures += usize::from(m.is_capture());
+            seen.promotions += usize::from(m.is_promotion());
+            stack.push(&pos, m);
+            pos.play_unchecked(m);
+            let fresh = Accumulator::refresh(net, pos.board());
+            assert_eq!(
+                *stack.current(),
+                fresh,
+                "after {m:?}: {}",
+                Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+            );
+            line.push(fresh);
+        }
+        while line.len() > 1 {
+            line.pop();
+            stack.pop();
+            assert_eq!(*stack.current(), *line.last().unwrap());
+        }
+    }
+}
+
+#[test]
+fn incremental_accumulators_equal_a_refresh() {
+    for mirror in [false, true] {
+        incremental_for(mirror);
+    }
+}
+
+fn incremental_for(mirror: bool) {
+    let net = Arc::new(random_net(11, mirror));
+    let mut seen = Seen::default();
+    check_games(&net, &Chess::default(), 60, 1, &mut seen);
+    // Chess960 starts, including ones where the king or rook stays put or
+    // they swap squares when castling.
+    for (i, sp) in [0u32, 518, 959, 100, 250, 700, 3, 842].iter().enumerate() {
+        let fen = chess960_start(*sp);
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Chess960)
+            .unwrap();
+        check_games(&net, &pos, 15, 100 + i as u64, &mut seen);
+    }
+    eprintln!("{seen:?}");
+    assert!(seen.captures > 1000, "{seen:?}");
+    assert!(seen.promotions > 20, "{seen:?}");
+    assert!(seen.en_passant > 20, "{seen:?}");
+    assert!(seen.castle_short > 20 && seen.castle_long > 20, "{seen:?}");
+    assert!(seen.chess960_castles > 20, "{seen:?}");
+}
+
+/// The back rank of Chess960 start position `n` (Scharnagl numbering).
+fn chess960_start(n: u32) -> String {
+    let mut rank = [' '; 8];
+    let mut n = n;
+    let place_on = |rank: &mut [char; 8], parity: usize, k: u32, piece: char| {
+        let sq = (0..8).filter(|i| i % 2 == parity).nth(k as usize).unwrap();
+        rank[sq] = piece;
+    };
+    place_on(&mut rank, 1, n % 4, 'b');
+    n /= 4;
+    place_on(&mut rank, 0, n % 4, 'b');
+    n /= 4;
+    let free = |rank: &[char; 8]| -> Vec<usize> { (0..8).filter(|&i| rank[i] == ' ').collect() };
+    let q = free(&rank)[(n % 6) as usize];
+    rank[q] = 'q';
+    n /= 6;
+    let knights: [(usize, usize); 10] = [
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 3),
+        (2, 4),
+        (3, 4),
+    ];
+    let (a, b) = knights[n as usize];
+    let f = free(&rank);
+    rank[f[a]] = 'n';
+    rank[f[b]] = 'n';
+    let f = free(&rank);
+    rank[f[0]] = 'r';
+    rank[f[1]] = 'k';
+    rank[f[2]] = 'r';
+    let black: String = rank.iter().collect();
+    let white = black.to_uppercase();
+    format!("{black}/pppppppp/8/8/8/8/PPPPPPPP/{white} w KQkq - 0 1")
+}
+
+/// Positions from seeded random playouts, as datagen records.
+fn random_positions(n: usize, seed: u64) -> Vec<Chess> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let mut pos = Chess::default();
+        let plies = rng.random_range(4..120);
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            // Captures more often than chance, for material imbalance.
+            let caps: Vec<Move> = moves.iter().copied().filter(|m| m.is_capture()).collect();
+            let m = if !caps.is_empty() && rng.random_range(0..3) > 0 {
+                caps[rng.random_range(0..caps.len())]
+            } else {
+                moves[rng.random_range(0..moves.len())]
+            };
+            pos.play_unchecked(m);
+        }
+        if !pos.legal_moves().is_empty() {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+/// Material for the side to move, in centipawns (100/300/300/500/900).
+fn material(pos: &Chess) -> i32 {
+    let b = pos.board();
+    let value = |c: Color| -> i32 {
+        [
+            (Role::Pawn, 100),
+            (Role::Knight, 300),
+            (Role::Bishop, 300),
+            (Role::Rook, 500),
+            (Role::Queen, 900),
+        ]
+        .iter()
+        .map(|&(r, v)| v * (b.by_role(r) & b.by_color(c)).count() as i32)
+        .sum()
+    };
+    value(pos.turn()) - value(!pos.turn())
+}
+
+fn material_records(positions: &[Chess]) -> Vec<ChessBoard> {
+    positions
+        .iter()
+        .map(|p| {
+            let s = Sample {
+                pos: p.clone(),
+                score: material(p),
+            };
+            to_record(&s, 0.5)
+        })
+        .collect()
+}
+
+/// Trains on material-only labels; returns the net, the loss before and
+/// the reports.
+fn train_material(seed: u64) -> (FloatNet, f64, Vec<train::EpochReport>) {
+    let data = material_records(&random_positions(12_000, seed));
+    let cfg = TrainConfig {
+        epochs: 12,
+        batch_size: 256,
+        lr: 0.005,
+        lr_end: 0.0005,
+        wdl: 0.0,
+        validation: 0.1,
+        seed,
+        verbose: false,
+        ..TrainConfig::default()
+    };
+    let (training, validation) = train::split(data, &cfg);
+    let mut net = FloatNet::random(seed);
+    let before = train::mean_loss(&net, &validation, cfg.wdl, 2);
+    let reports = train::train(&mut net, training, &validation, &cfg, &mut |_, _| {});
+    (net, before, reports)
+}
+
+#[test]
+fn training_learns_material_and_the_quantised_net_agrees() {
+    let (net, before, reports) = train_material(5);
+    let after = reports.last().unwrap().validation_loss;
+    eprintln!("validation loss {before:.6} -> {after:.6}");
+    assert!(after < before * 0.3, "{before} -> {after}");
+
+    // The net ranks unseen positions by material.
+    let test = random_positions(600, 99);
+    let evals: Vec<(i32, f32)> = test
+        .iter()
+        .map(|p| {
+            (
+                material(p),
+                net.eval_record(&to_record(
+                    &Sample {
+                        pos: p.clone(),
+                        score: 0,
+                    },
+                    0.5,
+                )),
+            )
+        })
+        .collect();
+    let (mut right, mut pairs) = (0, 0);
+    for w in evals.windows(2) {
+        let ((m0, e0), (m1, e1)) = (w[0], w[1]);
+        if (m0 - m1).abs() >= 300 {
+            pairs += 1;
+            right += usize::from((m0 > m1) == (e0 > e1));
+        }
+    }
+    eprintln!("ranked {right} of {pairs} pairs by material");
+    assert!(pairs >= 100 && right * 100 >= pairs * 95, "{right}/{pairs}");
+
+    // The engine's integers agree with the trainer's floats.
+    let q = Arc::new(net.quantise());
+    let mut worst = 0.0f32;
+    let mut total = 0.0f32;
+    for p in &test {
+        let rec = to_record(
+            &Sample {
+                pos: p.clone(),
+                score: 0,
+            },
+            0.5,
+        );
+        let float = net.eval_record(&rec);
+        let acc = Accumulator::refresh(&q, p.board());
+        let int = q.evaluate(&acc, p.turn()) as f32;
+        let diff = (int - float).abs();
+        total += diff;
+        worst = worst.max(diff - 0.02 * float.abs());
+    }
+    let mean = total / test.len() as f32;
+    eprintln!("quantised vs float: mean {mean:.2} cp, worst {worst:.2} cp beyond 2%");
+    // Stated tolerance: within 2% + 12 cp everywhere, 3 cp on average.
+    assert!(
+        worst <= 12.0,
+        "quantised net differs by {worst} cp beyond 2%"
+    );
+    assert!(mean <= 3.0, "mean difference {mean} cp");
+}
+
+#[test]
+fn net_files_round_trip_and_bad_ones_are_refused() {
+    let net = random_net(3, true);
+    let bytes = net.to_bytes();
+    assert_eq!(bytes.len(), network::file_size());
+    let back = Network::from_bytes(&bytes).unwrap();
+    assert_eq!(back.to_bytes(), bytes);
+
+    let truncated = Network::from_bytes(&bytes[..bytes.len() - 10]).unwrap_err();
+    assert!(truncated.contains("bytes"), "{truncated}");
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(Network::from_bytes(&longer).is_err());
+    assert!(
+        Network::from_bytes(b"not a net")
+            .unwrap_err()
+            .contains("FRNN")
+    );
+    let mut other_shape = bytes.clone();
+    other_shape[12..16].copy_from_slice(&256u32.to_le_bytes());
+    assert!(
+        Network::from_bytes(&other_shape)
+            .unwrap_err()
+            .contains("->256")
+    );
+    assert!(back.mirror);
+    let mut flags = bytes.clone();
+    flags[16..20].copy_from_slice(&6u32.to_le_bytes());
+    assert!(Network::from_bytes(&flags).unwrap_err().contains("flags"));
+    let mut version = bytes.clone();
+    version[4..8].copy_from_slice(&9u32.to_le_bytes());
+    assert!(
+        Network::from_bytes(&version)
+            .unwrap_err()
+            .contains("version")
+    );
+
+    // The embedded net parses, and a checkpoint round-trips.
+    assert!(default_net().is_some());
+    for mirror in [false, true] {
+        let f = FloatNet {
+            mirror,
+            ..FloatNet::random(4)
+        };
+        assert_eq!(FloatNet::from_bytes(&f.to_bytes()).unwrap(), f);
+    }
+    assert!(FloatNet::from_bytes(&bytes).is_err());
+}
+
+#[test]
+fn embedded_net_is_colour_symmetric() {
+    // The same position with colours swapped evaluates the same for the
+    // side to move: the inputs are relative to it.
+    let net = default_net().unwrap();
+    for p in random_positions(300, 21) {
+        let acc = Accumulator::refresh(&net, p.board());
+        let mut swapped = shakmaty::Board::empty();
+        for (sq, pc) in p.board() {
+            swapped.set_piece_at(sq.flip_vertical(), pc.role.of(!pc.color));
+        }
+        let acc2 = Accumulator::refresh(&net, &swapped);
+        assert_eq!(net.evaluate(&acc, p.turn()), net.evaluate(&acc2, !p.turn()));
+    }
+}
+
+#[test]
+fn mirrored_net_is_left_right_symmetric() {
+    // A mirroring net sees a position and its left-right mirror image alike
+    // (castling aside, which the inputs do not hold); the test also checks
+    // that the trainer's record inputs agree with the engine's.
+    let f = FloatNet {
+        mirror: true,
+        ..FloatNet::random(12)
+    };
+    let net = f.quantise();
+    let mut kings_on_both_wings = 0;
+    for p in random_positions(300, 31) {
+        let mut flipped = shakmaty::Board::empty();
+        for (sq, pc) in p.board() {
+            flipped.set_piece_at(sq.flip_horizontal(), pc);
+        }
+        let a = Accumulator::refresh(&net, p.board());
+        let b = Accumulator::refresh(&net, &flipped);
+        assert_eq!(a, b);
+        let kings = p.board().kings();
+        kings_on_both_wings +=
+            usize::from(kings.into_iter().any(|k| k.file() >= shakmaty::File::E));
+        let rec = to_record(
+            &Sample {
+                pos: p.clone(),
+                score: 0,
+            },
+            0.5,
+        );
+        let float = f.eval_record(&rec);
+        let int = net.evaluate(&a, p.turn()) as f32;
+        assert!(
+            (float - int).abs() <= 12.0 + 0.02 * float.abs(),
+            "{float} {int}"
+        );
+    }
+    assert!(kings_on_both_wings > 50);
+}
