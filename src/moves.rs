@@ -6,7 +6,8 @@
 //! promotion to knight, bishop, rook, queen, 5 castling with the king's and
 //! the rook's squares, 6 en passant). 0 means "no move" (a1a1 is no move).
 
-use shakmaty::{Chess, Move, Position, Role, Square};
+use arrayvec::ArrayVec;
+use shakmaty::{CastlingSide, Chess, Color, Move, Piece, Position, Role, Square};
 
 /// Packs a move into 16 bits.
 pub fn pack(m: Move) -> u16 {
@@ -132,4 +133,51 @@ mod tests {
         let e7e5 = Square::E7 as u16 | (Square::E5 as u16) << 6;
         assert_eq!(unpack(&pos, e7e5), None);
     }
+}
+
+/// Pieces a move takes off and puts on the board (for the Zobrist key and
+/// the network's accumulators).
+#[derive(Default)]
+pub struct Delta {
+    pub add: ArrayVec<(Piece, Square), 2>,
+    pub sub: ArrayVec<(Piece, Square), 2>,
+}
+
+/// The pieces `m`, played by `us`, takes off and puts on the board.
+#[inline]
+pub fn delta(us: Color, m: Move) -> Delta {
+    let mut d = Delta::default();
+    match m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            d.sub.push((role.of(us), from));
+            d.add.push((promotion.unwrap_or(role).of(us), to));
+            if let Some(captured) = capture {
+                d.sub.push((captured.of(!us), to));
+            }
+        }
+        Move::EnPassant { from, to } => {
+            d.sub.push((us.pawn(), from));
+            d.add.push((us.pawn(), to));
+            d.sub
+                .push(((!us).pawn(), Square::from_coords(to.file(), from.rank())));
+        }
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_queen_side(rook < king);
+            let rank = king.rank();
+            d.sub.push((us.king(), king));
+            d.sub.push((us.rook(), rook));
+            d.add
+                .push((us.king(), Square::from_coords(side.king_to_file(), rank)));
+            d.add
+                .push((us.rook(), Square::from_coords(side.rook_to_file(), rank)));
+        }
+        Move::Put { .. } => {}
+    }
+    d
 }

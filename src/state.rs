@@ -107,41 +107,9 @@ impl GameState {
         if let Some(file) = self.ep_file {
             k ^= Zobrist64::zobrist_for_en_passant_file(file);
         }
-        match m {
-            Move::Normal {
-                role,
-                from,
-                capture,
-                to,
-                promotion,
-            } => {
-                k ^= Zobrist64::zobrist_for_piece(from, role.of(us));
-                k ^= Zobrist64::zobrist_for_piece(to, promotion.unwrap_or(role).of(us));
-                if let Some(captured) = capture {
-                    k ^= Zobrist64::zobrist_for_piece(to, captured.of(!us));
-                }
-            }
-            Move::EnPassant { from, to } => {
-                k ^= Zobrist64::zobrist_for_piece(from, us.pawn());
-                k ^= Zobrist64::zobrist_for_piece(to, us.pawn());
-                let captured = Square::from_coords(to.file(), from.rank());
-                k ^= Zobrist64::zobrist_for_piece(captured, (!us).pawn());
-            }
-            Move::Castle { king, rook } => {
-                let side = CastlingSide::from_queen_side(rook < king);
-                let rank = king.rank();
-                k ^= Zobrist64::zobrist_for_piece(king, us.king());
-                k ^= Zobrist64::zobrist_for_piece(rook, us.rook());
-                k ^= Zobrist64::zobrist_for_piece(
-                    Square::from_coords(side.king_to_file(), rank),
-                    us.king(),
-                );
-                k ^= Zobrist64::zobrist_for_piece(
-                    Square::from_coords(side.rook_to_file(), rank),
-                    us.rook(),
-                );
-            }
-            Move::Put { .. } => {}
+        let d = crate::moves::delta(us, m);
+        for &(piece, square) in d.sub.iter().chain(&d.add) {
+            k ^= Zobrist64::zobrist_for_piece(square, piece);
         }
         k
     }

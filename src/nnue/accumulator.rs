@@ -9,9 +9,10 @@
 use std::sync::Arc;
 
 use arrayvec::ArrayVec;
-use shakmaty::{Board, CastlingSide, Chess, Color, Move, Piece, Position, Square};
+use shakmaty::{Board, Chess, Color, Move, Piece, Position, Square};
 
 use super::{HIDDEN, Network, feature, mirrors, side_index};
+use crate::moves::{Delta, delta};
 
 /// Hidden-layer sums for both perspectives (White's, then Black's).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -49,50 +50,6 @@ fn refresh_side(net: &Network, board: &Board, c: Color) -> [i16; HIDDEN] {
         }
     }
     v
-}
-
-/// Pieces a move takes off and puts on the board.
-#[derive(Default)]
-struct Delta {
-    add: ArrayVec<(Piece, Square), 2>,
-    sub: ArrayVec<(Piece, Square), 2>,
-}
-
-fn delta(us: Color, m: Move) -> Delta {
-    let mut d = Delta::default();
-    match m {
-        Move::Normal {
-            role,
-            from,
-            capture,
-            to,
-            promotion,
-        } => {
-            d.sub.push((role.of(us), from));
-            d.add.push((promotion.unwrap_or(role).of(us), to));
-            if let Some(captured) = capture {
-                d.sub.push((captured.of(!us), to));
-            }
-        }
-        Move::EnPassant { from, to } => {
-            d.sub.push((us.pawn(), from));
-            d.add.push((us.pawn(), to));
-            d.sub
-                .push(((!us).pawn(), Square::from_coords(to.file(), from.rank())));
-        }
-        Move::Castle { king, rook } => {
-            let side = CastlingSide::from_queen_side(rook < king);
-            let rank = king.rank();
-            d.sub.push((us.king(), king));
-            d.sub.push((us.rook(), rook));
-            d.add
-                .push((us.king(), Square::from_coords(side.king_to_file(), rank)));
-            d.add
-                .push((us.rook(), Square::from_coords(side.rook_to_file(), rank)));
-        }
-        Move::Put { .. } => {}
-    }
-    d
 }
 
 /// Whether the mover's king changes side of the d/e line.
