@@ -1,14 +1,13 @@
 //! The engine behind the protocol: the game position, the options, the
-//! shared transposition table and the search thread.
+//! shared transposition table and the pool of search threads.
 //!
 //! Every method that changes state validates first and changes nothing on
-//! error, so bad input leaves the engine as it was. Searches run on their
-//! own thread; the caller's thread (the UCI input loop) never waits for one
-//! except after asking it to stop.
+//! error, so bad input leaves the engine as it was. Searches run on the
+//! pool's threads; the caller's thread (the UCI input loop) never waits for
+//! one except after asking it to stop.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
 
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
@@ -18,6 +17,7 @@ use crate::moves;
 use crate::nnue::{Network, default_net, network};
 use crate::search::{self, Limits, Reporter, SearchOptions, SearchResult, Signals};
 use crate::state::GameState;
+use crate::threads::ThreadPool;
 use crate::tt::TranspositionTable;
 
 /// Receives the progress and the result of searches started by [`Engine::go`].
@@ -120,20 +120,17 @@ pub fn option_list() -> Vec<(&'static str, OptionKind)> {
     ]
 }
 
-/// A running search.
-struct Running {
-    handle: JoinHandle<()>,
-    /// Set by the search thread just before it reports `bestmove`.
-    done: Arc<AtomicBool>,
-}
-
 /// The engine state the protocol drives.
 pub struct Engine {
     game: GameState,
     options: Options,
     tt: Arc<TranspositionTable>,
     signals: Arc<Signals>,
-    running: Option<Running>,
+    /// The search threads (as many as `Threads`); thread 0 runs the main search.
+    pool: Arc<ThreadPool>,
+    /// Set by the search just before it reports `bestmove`; `None` when no
+    /// search was started since the last wait.
+    running: Option<Arc<AtomicBool>>,
     listener: Arc<dyn Listener>,
     /// The net `EvalFile` chose (the embedded one by default).
     net: Option<Arc<Network>>,
@@ -141,12 +138,17 @@ pub struct Engine {
 
 impl Engine {
     /// A new engine at the start position, reporting to `listener`.
+    ///
+    /// # Panics
+    /// If the system cannot start a single thread.
     pub fn new(listener: Arc<dyn Listener>) -> Engine {
+        let pool = ThreadPool::new(1).expect("cannot start the search thread");
         Engine {
             game: GameState::new(Chess::default()),
             options: Options::default(),
             tt: Arc::new(TranspositionTable::new(DEFAULT_HASH_MB)),
             signals: Arc::new(Signals::default()),
+            pool: Arc::new(pool),
             running: None,
             listener,
             net: default_net(),
@@ -186,16 +188,16 @@ impl Engine {
     pub fn is_searching(&self) -> bool {
         self.running
             .as_ref()
-            .is_some_and(|r| !r.done.load(Ordering::Acquire))
+            .is_some_and(|done| !done.load(Ordering::Acquire))
     }
 
     /// Makes sure no search is running before state changes: a finished or
     /// stopping search is joined (a matter of milliseconds); a search still
     /// running is an error, and nothing changes.
     fn idle(&mut self) -> Result<(), String> {
-        if let Some(r) = &self.running {
+        if let Some(done) = &self.running {
             let stopping = self.signals.stop.load(Ordering::Relaxed);
-            if !r.done.load(Ordering::Acquire) && !stopping {
+            if !done.load(Ordering::Acquire) && !stopping {
                 return Err("a search is running; send 'stop' first".to_string());
             }
         }
@@ -203,11 +205,19 @@ impl Engine {
         Ok(())
     }
 
-    /// Waits for the running search, if any, to end.
+    /// Waits for the running search, if any, to end (all its threads).
     pub fn wait(&mut self) {
-        if let Some(r) = self.running.take() {
-            let _ = r.handle.join();
+        if self.running.take().is_some() {
+            self.pool.wait_all();
         }
+    }
+
+    /// Empties the table with every search thread at once.
+    fn clear_table(&self) {
+        let tt = Arc::clone(&self.tt);
+        self.pool
+            .broadcast(move |index, parts, _| tt.clear_part(index, parts));
+        self.tt.cleared();
     }
 
     /// `position`: sets the position from a FEN (or the start position with
@@ -286,7 +296,15 @@ impl Engine {
                 }
                 self.options.hash_mb = mb;
             }
-            ("Threads", Value::Int(n)) => self.options.threads = n as usize,
+            ("Threads", Value::Int(n)) => {
+                let n = n as usize;
+                if n != self.pool.len() {
+                    // The new pool starts before the old one goes, so a
+                    // refusal keeps the old threads.
+                    self.pool = Arc::new(ThreadPool::new(n)?);
+                }
+                self.options.threads = n;
+            }
             ("MultiPV", Value::Int(n)) => self.options.multipv = n as usize,
             ("Move Overhead", Value::Int(n)) => self.options.move_overhead = n as u64,
             ("Ponder", Value::Bool(b)) => self.options.ponder = b,
@@ -309,17 +327,18 @@ impl Engine {
                     self.options.eval_file = path.to_string();
                 }
             }
-            ("Clear Hash", _) => self.tt.clear(),
+            ("Clear Hash", _) => self.clear_table(),
             _ => return Err(format!("option '{canonical}': bad value")),
         }
         Ok(())
     }
 
-    /// `ucinewgame`: forgets everything learnt (the table; histories are
-    /// per search) and returns to the start position.
+    /// `ucinewgame`: forgets everything learnt (the table and every
+    /// thread's histories) and returns to the start position.
     pub fn new_game(&mut self) -> Result<(), String> {
         self.idle()?;
-        self.tt.clear();
+        self.clear_table();
+        self.pool.clear();
         self.game = GameState::new(Chess::default());
         Ok(())
     }
@@ -342,19 +361,25 @@ impl Engine {
         let signals = Arc::clone(&self.signals);
         let listener = Arc::clone(&self.listener);
         let done2 = Arc::clone(&done);
-        let handle = std::thread::Builder::new()
-            .name("search".to_string())
-            .stack_size(32 * 1024 * 1024)
-            .spawn(move || {
-                let result = search::search(&game, &limits, &options, &tt, &signals, &*listener);
-                let ponder = result
-                    .ponder
-                    .or_else(|| ponder_from_tt(&game, &tt, result.best));
-                done2.store(true, Ordering::Release);
-                listener.finished(result.best, ponder, &result);
-            })
-            .map_err(|e| format!("cannot start the search thread: {e}"))?;
-        self.running = Some(Running { handle, done });
+        let pool = Arc::clone(&self.pool);
+        self.pool.run(0, move |data| {
+            let result = search::search_with_pool(
+                &pool,
+                &mut data.history,
+                &game,
+                &limits,
+                &options,
+                &tt,
+                &signals,
+                &*listener,
+            );
+            let ponder = result
+                .ponder
+                .or_else(|| ponder_from_tt(&game, &tt, result.best));
+            done2.store(true, Ordering::Release);
+            listener.finished(result.best, ponder, &result);
+        });
+        self.running = Some(done);
         Ok(())
     }
 

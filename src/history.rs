@@ -44,6 +44,14 @@ impl History {
         *self = History::default();
     }
 
+    /// Starts a search: killers belong to plies of the last search and are
+    /// forgotten; the history and counter-moves carry over.
+    pub fn new_search(&mut self) {
+        for k in &mut self.killers {
+            *k = [None; 2];
+        }
+    }
+
     /// History score of a quiet move.
     #[inline]
     pub fn quiet(&self, color: Color, m: Move) -> i32 {

@@ -3,7 +3,7 @@
 //! shakmaty's move generation.
 //!
 //! Layers, top to bottom: [`uci`] (protocol in and out) → [`engine`]
-//! (position, options, search thread) → [`search`] (iterative deepening,
+//! (position, options, [`threads`]) → [`search`] (iterative deepening,
 //! negamax, quiescence) with [`movepick`], [`history`], [`see`] and
 //! [`time`] → [`eval`] and [`tt`], over [`state`] (position with
 //! incremental Zobrist key). [`cli`] is the command line, served by
@@ -26,6 +26,7 @@ pub mod search;
 pub mod see;
 pub mod state;
 pub mod suite;
+pub mod threads;
 pub mod time;
 pub mod train;
 pub mod tt;

@@ -22,6 +22,7 @@ use crate::nnue::{AccumulatorStack, Network, default_net};
 use crate::score::{INFINITE, MATE, MATE_BOUND, MAX_PLY, NONE, is_mate, mate_in, mated_in};
 use crate::see::see_ge;
 use crate::state::GameState;
+use crate::threads::ThreadPool;
 use crate::time::{Clock, TimeBudget};
 use crate::tt::{Bound, TranspositionTable, value_to_tt};
 
@@ -169,13 +170,22 @@ struct RootLine {
     seldepth: i32,
 }
 
-/// What every thread of one search shares.
+/// What every thread of one search shares (each thread's view of it).
 struct Shared<'a> {
     tt: &'a TranspositionTable,
     signals: &'a Signals,
-    nodes: AtomicU64,
+    nodes: &'a AtomicU64,
     limits: &'a Limits,
     net: Option<Arc<Network>>,
+}
+
+/// Where every thread of one search starts from.
+struct Start {
+    state: GameState,
+    root_moves: Vec<Move>,
+    budget: Option<TimeBudget>,
+    start: Instant,
+    multipv: usize,
 }
 
 /// One search thread's private state.
@@ -185,7 +195,8 @@ struct Worker<'a> {
     /// The network's accumulators along the current line (with a net).
     nnue: Option<AccumulatorStack>,
     root_len: usize,
-    history: History,
+    /// The thread's move-ordering memory, kept between searches by a pool.
+    history: &'a mut History,
     main: bool,
     /// Nodes searched by this thread, and those already added to the shared count.
     nodes: u64,
@@ -213,7 +224,8 @@ struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
-    fn new(shared: &'a Shared<'a>, state: GameState, main: bool, root_moves: Vec<Move>) -> Self {
+    fn new(shared: &'a Shared<'a>, start: &Start, main: bool, history: &'a mut History) -> Self {
+        let state = start.state.clone();
         let mut lmr = Box::new([[0; 64]; 64]);
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
@@ -226,26 +238,27 @@ impl<'a> Worker<'a> {
             .net
             .as_ref()
             .map(|n| AccumulatorStack::new(Arc::clone(n), state.pos().board()));
+        history.new_search();
         Worker {
             shared,
             nnue,
             state,
             root_len,
-            history: History::default(),
+            history,
             main,
             nodes: 0,
             flushed: 0,
             seldepth: 0,
             stopped: false,
             completed: 0,
-            start: Instant::now(),
-            budget: None,
+            start: start.start,
+            budget: start.budget,
             pondering,
             evals: [NONE; MAX_PLY as usize + 4],
             played: [None; MAX_PLY as usize + 4],
             pv: vec![[None; MAX_PLY as usize + 1]; MAX_PLY as usize + 1],
             pv_len: [0; MAX_PLY as usize + 1],
-            root_moves,
+            root_moves: start.root_moves.clone(),
             excluded: Vec::new(),
             root_nodes: Vec::new(),
             root_best: None,
@@ -422,7 +435,7 @@ impl<'a> Worker<'a> {
         let mut best_move = None;
         let mut picker = MovePicker::quiescence(tt_move);
         let mut legal = 0;
-        while let Some(m) = picker.next(self.state.pos(), &self.history) {
+        while let Some(m) = picker.next(self.state.pos(), self.history) {
             legal += 1;
             // Delta pruning: even winning the piece cannot reach alpha.
             if !in_check
@@ -587,7 +600,7 @@ impl<'a> Worker<'a> {
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
         let us = self.state.turn();
 
-        while let Some(m) = picker.next(self.state.pos(), &self.history) {
+        while let Some(m) = picker.next(self.state.pos(), self.history) {
             if root && (!self.root_moves.contains(&m) || self.excluded.contains(&m)) {
                 continue;
             }
@@ -752,7 +765,9 @@ fn lone_king(board: &shakmaty::Board) -> bool {
 
 /// Runs a whole search: iterative deepening on `options.threads` threads
 /// sharing `tt`, reporting through `reporter`, until a limit or `stop`.
-/// Returns the best move of the main thread.
+/// Returns the best move of the main thread. The threads are started for
+/// this search and start with empty histories (for `bench`, suites and
+/// data generation); the engine uses [`search_with_pool`].
 pub fn search(
     state: &GameState,
     limits: &Limits,
@@ -761,6 +776,114 @@ pub fn search(
     signals: &Signals,
     reporter: &dyn Reporter,
 ) -> SearchResult {
+    let start = match prepare(state, limits, options, tt, signals, reporter) {
+        Ok(start) => start,
+        Err(result) => return result,
+    };
+    let nodes = AtomicU64::new(0);
+    let shared = Shared {
+        tt,
+        signals,
+        nodes: &nodes,
+        limits,
+        net: options.net.clone(),
+    };
+    let result = std::thread::scope(|scope| {
+        for i in 1..options.threads.max(1) {
+            let (shared, start) = (&shared, &start);
+            let _ = std::thread::Builder::new()
+                .stack_size(crate::threads::STACK_SIZE)
+                .spawn_scoped(scope, move || {
+                    run_helper(shared, start, i, &mut History::default())
+                });
+        }
+        run_main(&shared, &start, &mut History::default(), reporter)
+    });
+    SearchResult {
+        nodes: nodes.load(Ordering::Relaxed),
+        elapsed: start.start.elapsed(),
+        ..result
+    }
+}
+
+/// What the helper threads of a pool search hold: the search's shared
+/// state, owned, since pool threads outlive any one search.
+struct Owned {
+    tt: Arc<TranspositionTable>,
+    signals: Arc<Signals>,
+    nodes: AtomicU64,
+    limits: Limits,
+    net: Option<Arc<Network>>,
+    start: Start,
+}
+
+impl Owned {
+    fn shared(&self) -> Shared<'_> {
+        Shared {
+            tt: &self.tt,
+            signals: &self.signals,
+            nodes: &self.nodes,
+            limits: &self.limits,
+            net: self.net.clone(),
+        }
+    }
+}
+
+/// [`search`] on the threads of `pool`, called from its thread 0 (whose
+/// `history` this is); threads 1.. are the helpers. Each thread keeps its
+/// history tables from one search to the next. The number of threads is
+/// the pool's; `options.threads` is not used.
+#[allow(clippy::too_many_arguments)]
+pub fn search_with_pool(
+    pool: &ThreadPool,
+    history: &mut History,
+    state: &GameState,
+    limits: &Limits,
+    options: &SearchOptions,
+    tt: &Arc<TranspositionTable>,
+    signals: &Arc<Signals>,
+    reporter: &dyn Reporter,
+) -> SearchResult {
+    let start = match prepare(state, limits, options, tt, signals, reporter) {
+        Ok(start) => start,
+        Err(result) => return result,
+    };
+    let owned = Arc::new(Owned {
+        tt: Arc::clone(tt),
+        signals: Arc::clone(signals),
+        nodes: AtomicU64::new(0),
+        limits: limits.clone(),
+        net: options.net.clone(),
+        start,
+    });
+    for i in 1..pool.len() {
+        let o = Arc::clone(&owned);
+        pool.run(i, move |data| {
+            run_helper(&o.shared(), &o.start, i, &mut data.history)
+        });
+    }
+    let result = run_main(&owned.shared(), &owned.start, history, reporter);
+    for i in 1..pool.len() {
+        pool.wait(i);
+    }
+    SearchResult {
+        nodes: owned.nodes.load(Ordering::Relaxed),
+        elapsed: owned.start.start.elapsed(),
+        ..result
+    }
+}
+
+/// The root moves, time budget and start time of a search; or, when the
+/// position has no legal move, the finished result (reported at once,
+/// or once pondering ends).
+fn prepare(
+    state: &GameState,
+    limits: &Limits,
+    options: &SearchOptions,
+    tt: &TranspositionTable,
+    signals: &Signals,
+    reporter: &dyn Reporter,
+) -> Result<Start, SearchResult> {
     let start = Instant::now();
     let legal: Vec<Move> = state.pos().legal_moves().into_iter().collect();
     let mut root_moves: Vec<Move> = legal
@@ -787,19 +910,12 @@ pub fn search(
             time_ms: 0,
             pv: &[],
         });
-        return SearchResult {
+        return Err(SearchResult {
             score,
             ..SearchResult::default()
-        };
+        });
     }
     tt.new_search();
-    let shared = Shared {
-        tt,
-        signals,
-        nodes: AtomicU64::new(0),
-        limits,
-        net: options.net.clone(),
-    };
     let budget = if let Some(mt) = limits.movetime {
         Some(TimeBudget::fixed(mt, options.move_overhead))
     } else {
@@ -808,36 +924,36 @@ pub fn search(
             .map(|c| TimeBudget::from_clock(c, options.move_overhead))
     };
     let multipv = options.multipv.clamp(1, root_moves.len());
-    let threads = options.threads.max(1);
+    Ok(Start {
+        state: state.clone(),
+        root_moves,
+        budget,
+        start,
+        multipv,
+    })
+}
 
-    let result = std::thread::scope(|scope| {
-        for i in 1..threads {
-            let shared = &shared;
-            let root_moves = root_moves.clone();
-            let st = state.clone();
-            let _ = std::thread::Builder::new()
-                .stack_size(32 * 1024 * 1024)
-                .spawn_scoped(scope, move || {
-                    let mut w = Worker::new(shared, st, false, root_moves);
-                    w.budget = budget;
-                    w.start = start;
-                    iterate(&mut w, 1, &Silent, i);
-                });
-        }
-        let mut w = Worker::new(&shared, state.clone(), true, root_moves.clone());
-        w.budget = budget;
-        w.start = start;
-        let r = iterate(&mut w, multipv, reporter, 0);
-        w.flush_nodes();
-        wait_while_pondering(limits, signals);
-        signals.stop.store(true, Ordering::Relaxed);
-        r
-    });
-    SearchResult {
-        nodes: shared.nodes.load(Ordering::Relaxed),
-        elapsed: start.elapsed(),
-        ..result
-    }
+/// A helper thread's search: iterative deepening until stopped, silent.
+fn run_helper(shared: &Shared, start: &Start, index: usize, history: &mut History) {
+    let mut w = Worker::new(shared, start, false, history);
+    iterate(&mut w, 1, &Silent, index);
+    w.flush_nodes();
+}
+
+/// The main thread's search: it reports, applies the limits, waits out
+/// pondering and an infinite search, then stops the helpers.
+fn run_main(
+    shared: &Shared,
+    start: &Start,
+    history: &mut History,
+    reporter: &dyn Reporter,
+) -> SearchResult {
+    let mut w = Worker::new(shared, start, true, history);
+    let r = iterate(&mut w, start.multipv, reporter, 0);
+    w.flush_nodes();
+    wait_while_pondering(shared.limits, shared.signals);
+    shared.signals.stop.store(true, Ordering::Relaxed);
+    r
 }
 
 /// UCI forbids `bestmove` while pondering or in an infinite search until

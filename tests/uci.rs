@@ -493,6 +493,82 @@ fn threads_and_hash_options_search_correctly() {
     e.quit();
 }
 
+/// The `nodes` field of an `info` line.
+fn info_nodes(line: &str) -> Option<u64> {
+    let mut it = line.split_whitespace();
+    it.find(|&w| w == "nodes")?;
+    it.next()?.parse().ok()
+}
+
+#[test]
+fn thread_pool_searches_obeys_limits_and_changes_size() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    for threads in [1, 2, 8, 64, 2] {
+        e.send(&format!("setoption name Threads value {threads}"));
+        let lines = e.sync();
+        assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+        // nodes: the count stops within one batch (512) per thread of the limit.
+        e.send("go nodes 20000");
+        let (_, lines) = e.bestmove_legal(START, CastlingMode::Standard);
+        let nodes = lines.iter().filter_map(|l| info_nodes(l)).max().unwrap();
+        assert!(
+            nodes <= 20_000 + 512 * threads,
+            "{threads} threads: {nodes} nodes"
+        );
+        // movetime and depth end on their own; stop ends an infinite search.
+        e.send("go movetime 100");
+        e.bestmove_legal(START, CastlingMode::Standard);
+        e.send("go depth 5");
+        let (_, lines) = e.bestmove_legal(START, CastlingMode::Standard);
+        assert!(
+            lines.iter().any(|l| l.starts_with("info depth 5 ")),
+            "{lines:?}"
+        );
+        e.send("go infinite");
+        std::thread::sleep(Duration::from_millis(100));
+        e.send("stop");
+        e.bestmove_legal(START, CastlingMode::Standard);
+        e.send("ucinewgame");
+        e.send("position startpos");
+    }
+    e.quit();
+}
+
+#[test]
+fn hash_resizes_and_clears_keep_searching() {
+    let mut e = Engine::start();
+    let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4";
+    for (i, mb) in [1, 64, 2, 256, 16, 1, 128].into_iter().enumerate() {
+        e.send(&format!("setoption name Hash value {mb}"));
+        if i % 2 == 1 {
+            e.send("ucinewgame");
+        } else {
+            e.send("setoption name Clear Hash");
+        }
+        e.send(&format!("position fen {fen}"));
+        e.send("go depth 6");
+        let (mv, lines) = e.bestmove_legal(fen, CastlingMode::Standard);
+        // Scholar's mate: every table size finds Qxf7#.
+        assert_eq!(mv, "h5f7", "Hash {mb}");
+        assert!(
+            lines.iter().any(|l| l.contains("score mate 1")),
+            "{lines:?}"
+        );
+    }
+    e.quit();
+}
+
+#[test]
+fn quit_during_a_64_thread_search_exits_cleanly() {
+    let mut e = Engine::start();
+    e.send("setoption name Threads value 64");
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    e.quit();
+}
+
 /// The `eval` command's network line.
 fn nnue_line(e: &mut Engine) -> String {
     e.send("eval");
