@@ -767,7 +767,9 @@ fn lone_king(board: &shakmaty::Board) -> bool {
 /// sharing `tt`, reporting through `reporter`, until a limit or `stop`.
 /// Returns the best move of the main thread. The threads are started for
 /// this search and start with empty histories (for `bench`, suites and
-/// data generation); the engine uses [`search_with_pool`].
+/// data generation); the engine uses [`search_with_pool`]. The stop signal
+/// the search raises to end its helpers is lowered again before it
+/// returns, so the same `signals` serve the next search.
 pub fn search(
     state: &GameState,
     limits: &Limits,
@@ -799,6 +801,7 @@ pub fn search(
         }
         run_main(&shared, &start, &mut History::default(), reporter)
     });
+    signals.stop.store(false, Ordering::Relaxed);
     SearchResult {
         nodes: nodes.load(Ordering::Relaxed),
         elapsed: start.start.elapsed(),

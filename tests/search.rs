@@ -284,3 +284,41 @@ fn node_limit_and_searchmoves() {
     assert_eq!(r.best, Some(a2a3));
     assert!(r.nodes <= 20_000 + 1024, "{}", r.nodes);
 }
+
+/// A caller that keeps one `Signals` for many searches (data generation,
+/// game analysis) gets full searches every time, not only the first.
+#[test]
+fn signals_serve_one_search_after_another() {
+    let tt = TranspositionTable::new(4);
+    let signals = Signals::default();
+    let limits = Limits {
+        depth: Some(6),
+        ..Limits::default()
+    };
+    let nodes_limits = Limits {
+        nodes: Some(30_000),
+        ..Limits::default()
+    };
+    let mut state = GameState::new(shakmaty::Chess::default());
+    for i in 0..4 {
+        let r = search(
+            &state,
+            &limits,
+            &SearchOptions::default(),
+            &tt,
+            &signals,
+            &Silent,
+        );
+        assert_eq!(r.depth, 6, "search {i} stopped at depth {}", r.depth);
+        let r = search(
+            &state,
+            &nodes_limits,
+            &SearchOptions::default(),
+            &tt,
+            &signals,
+            &Silent,
+        );
+        assert!(r.nodes >= 29_000, "search {i}: {} nodes", r.nodes);
+        state.play(r.best.unwrap());
+    }
+}
