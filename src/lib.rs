@@ -9,6 +9,7 @@
 //! incremental Zobrist key). [`cli`] is the command line, served by
 //! [`perft`], [`bench`], [`epd`] and [`suite`].
 
+pub mod analyse;
 pub mod bench;
 pub mod cli;
 pub mod datagen;
@@ -16,11 +17,13 @@ pub mod engine;
 pub mod epd;
 pub mod eval;
 pub mod fen;
+pub mod graph;
 pub mod history;
 pub mod movepick;
 pub mod moves;
 pub mod nnue;
 pub mod perft;
+pub mod pgn;
 pub mod score;
 pub mod search;
 pub mod see;
