@@ -70,6 +70,11 @@ enum Command {
     /// a summary per game and player, and evaluation graphs (SVG). Exit code 0: every game
     /// analysed; 3: some games could not be read and were skipped; 1: nothing could be done.
     Analyse(AnalyseArgs),
+    /// Build a Polyglot opening book from PGN games, or show a position's book moves.
+    Book {
+        #[command(subcommand)]
+        command: BookCommand,
+    },
     /// Print the evaluation of a position term by term, and the network's.
     Eval {
         /// Position in FEN; the start position if absent.
@@ -233,6 +238,34 @@ struct EpdArgs {
     csv: bool,
 }
 
+#[derive(Subcommand, Debug)]
+enum BookCommand {
+    /// Build a Polyglot .bin book from the main lines of PGN games, as Polyglot's make-book
+    /// does: weight 2 per win and 1 per draw of the side that played the move.
+    Build {
+        /// PGN file(s) of games (unfinished games, result `*`, are left out).
+        #[arg(required = true)]
+        pgn: Vec<PathBuf>,
+        /// Where to write the book.
+        #[arg(long)]
+        out: PathBuf,
+        /// Plies of each game to take.
+        #[arg(long, default_value_t = 40)]
+        max_ply: usize,
+        /// Leave out moves played in fewer games than this.
+        #[arg(long, default_value_t = 3)]
+        min_games: u32,
+    },
+    /// List a position's book moves with their weights.
+    Show {
+        /// The book file.
+        book: PathBuf,
+        /// Position in FEN; the start position if absent.
+        #[arg(long)]
+        fen: Option<String>,
+    },
+}
+
 #[derive(Args, Debug)]
 struct AnalyseArgs {
     /// PGN file with one or more games.
@@ -294,6 +327,7 @@ pub fn main() -> ExitCode {
         Some(Command::Tune(args)) => run_tune(&args),
         Some(Command::Train(args)) => run_train(&args),
         Some(Command::Analyse(args)) => run_analyse(&args),
+        Some(Command::Book { command }) => run_book(command),
         Some(Command::Eval { fen, net }) => {
             let pos = match fen {
                 None => Chess::default(),
@@ -805,6 +839,73 @@ fn run_analyse(args: &AnalyseArgs) -> ExitCode {
         ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// `ferrum book build` and `ferrum book show`.
+fn run_book(command: BookCommand) -> ExitCode {
+    let fail = |e: String| {
+        eprintln!("ferrum book: {e}");
+        ExitCode::from(1)
+    };
+    match command {
+        BookCommand::Build {
+            pgn,
+            out,
+            max_ply,
+            min_games,
+        } => {
+            let mut games = Vec::new();
+            let mut skipped = 0;
+            for path in &pgn {
+                let read = std::fs::File::open(path)
+                    .and_then(|f| crate::pgn::read_games(std::io::BufReader::new(f)));
+                match read {
+                    Ok(list) => {
+                        for (i, g) in list.into_iter().enumerate() {
+                            match g {
+                                Ok(g) => games.push(g),
+                                Err(e) => {
+                                    eprintln!("{} game {}: skipped: {e}", path.display(), i + 1);
+                                    skipped += 1;
+                                }
+                            }
+                        }
+                    }
+                    Err(e) => return fail(format!("{}: {e}", path.display())),
+                }
+            }
+            let book = crate::book::build(&games, max_ply, min_games);
+            if let Err(e) = std::fs::write(&out, book.to_bytes()) {
+                return fail(format!("{}: {e}", out.display()));
+            }
+            eprintln!(
+                "{} games ({skipped} skipped), {} entries written to {}",
+                games.len(),
+                book.len(),
+                out.display()
+            );
+            ExitCode::SUCCESS
+        }
+        BookCommand::Show { book, fen } => {
+            let pos = match fen {
+                None => Chess::default(),
+                Some(f) => match parse_fen(&f, false) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        eprintln!("ferrum book: {e}");
+                        return ExitCode::from(2);
+                    }
+                },
+            };
+            match crate::book::Book::load(&book) {
+                Ok(b) => {
+                    print!("{}", crate::book::describe(&b, &pos));
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(e),
+            }
+        }
     }
 }
 

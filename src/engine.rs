@@ -12,6 +12,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+use crate::book::Book;
 use crate::fen::parse_fen;
 use crate::moves;
 use crate::nnue::{Network, default_net, network};
@@ -40,6 +44,11 @@ pub struct Options {
     pub use_nnue: bool,
     /// The `EvalFile` value: the embedded net's name or a file that loaded.
     pub eval_file: String,
+    /// Play from the opening book (`OwnBook`) while the game is at most
+    /// `book_depth` moves old (`BookDepth`), from `book_file` (`BookFile`).
+    pub own_book: bool,
+    pub book_file: String,
+    pub book_depth: u32,
 }
 
 impl Default for Options {
@@ -53,6 +62,9 @@ impl Default for Options {
             chess960: false,
             use_nnue: true,
             eval_file: network::DEFAULT_NAME.to_string(),
+            own_book: false,
+            book_file: NO_BOOK.to_string(),
+            book_depth: DEFAULT_BOOK_DEPTH,
         }
     }
 }
@@ -63,6 +75,9 @@ pub const MAX_HASH_MB: usize = 32_768;
 pub const MAX_THREADS: usize = 256;
 pub const MAX_MULTIPV: usize = 256;
 pub const MAX_MOVE_OVERHEAD: u64 = 5000;
+/// `BookFile` when no book is loaded (the value GUIs show for an empty string).
+pub const NO_BOOK: &str = "<empty>";
+pub const DEFAULT_BOOK_DEPTH: u32 = 20;
 
 /// The kind and range of one UCI option, for `uci` and for validation.
 pub enum OptionKind {
@@ -116,6 +131,16 @@ pub fn option_list() -> Vec<(&'static str, OptionKind)> {
                 default: network::DEFAULT_NAME,
             },
         ),
+        ("OwnBook", OptionKind::Check { default: false }),
+        ("BookFile", OptionKind::String { default: NO_BOOK }),
+        (
+            "BookDepth",
+            OptionKind::Spin {
+                default: DEFAULT_BOOK_DEPTH as i64,
+                min: 1,
+                max: 500,
+            },
+        ),
         ("Clear Hash", OptionKind::Button),
     ]
 }
@@ -134,6 +159,10 @@ pub struct Engine {
     listener: Arc<dyn Listener>,
     /// The net `EvalFile` chose (the embedded one by default).
     net: Option<Arc<Network>>,
+    /// The book `BookFile` loaded.
+    book: Option<Arc<Book>>,
+    /// Chooses among book moves.
+    rng: StdRng,
 }
 
 impl Engine {
@@ -152,6 +181,12 @@ impl Engine {
             running: None,
             listener,
             net: default_net(),
+            book: None,
+            rng: StdRng::seed_from_u64(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as u64),
+            ),
         }
     }
 
@@ -327,6 +362,19 @@ impl Engine {
                     self.options.eval_file = path.to_string();
                 }
             }
+            ("OwnBook", Value::Bool(b)) => self.options.own_book = b,
+            ("BookDepth", Value::Int(n)) => self.options.book_depth = n as u32,
+            ("BookFile", Value::Text(path)) => {
+                if path.is_empty() || path == NO_BOOK {
+                    self.book = None;
+                    self.options.book_file = NO_BOOK.to_string();
+                } else {
+                    let book = Book::load(std::path::Path::new(path))
+                        .map_err(|e| format!("BookFile not loaded: {e}"))?;
+                    self.book = Some(Arc::new(book));
+                    self.options.book_file = path.to_string();
+                }
+            }
             ("Clear Hash", _) => self.clear_table(),
             _ => return Err(format!("option '{canonical}': bad value")),
         }
@@ -350,6 +398,20 @@ impl Engine {
         self.signals.stop.store(false, Ordering::Relaxed);
         self.signals.ponder.store(ponder, Ordering::Relaxed);
         let done = Arc::new(AtomicBool::new(false));
+        if !ponder && let Some(m) = self.book_move(&limits) {
+            let listener = Arc::clone(&self.listener);
+            let done2 = Arc::clone(&done);
+            self.pool.run(0, move |_| {
+                done2.store(true, Ordering::Release);
+                let result = SearchResult {
+                    best: Some(m),
+                    ..SearchResult::default()
+                };
+                listener.finished(Some(m), None, &result);
+            });
+            self.running = Some(done);
+            return Ok(());
+        }
         let game = self.game.clone();
         let options = SearchOptions {
             threads: self.options.threads,
@@ -381,6 +443,26 @@ impl Engine {
         });
         self.running = Some(done);
         Ok(())
+    }
+
+    /// A move from the book for `go`, when `OwnBook` is on, a book is loaded,
+    /// the game is young enough and the search is an ordinary one (not
+    /// infinite, mate or restricted to some moves).
+    fn book_move(&mut self, limits: &Limits) -> Option<Move> {
+        if !self.options.own_book
+            || limits.infinite
+            || limits.mate.is_some()
+            || !limits.searchmoves.is_empty()
+            || self.game.pos().fullmoves().get() > self.options.book_depth
+        {
+            return None;
+        }
+        let book = self.book.as_ref()?;
+        let (m, weight, total) = book.pick(self.game.pos(), &mut self.rng)?;
+        let uci = m.to_uci(self.castling_mode());
+        self.listener
+            .message(&format!("book move {uci} (weight {weight} of {total})"));
+        Some(m)
     }
 
     /// `stop`: ends the search as soon as possible (it reports `bestmove`).

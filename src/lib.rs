@@ -11,6 +11,7 @@
 
 pub mod analyse;
 pub mod bench;
+pub mod book;
 pub mod cli;
 pub mod datagen;
 pub mod engine;

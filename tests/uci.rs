@@ -169,6 +169,9 @@ fn handshake_lists_every_option() {
         "option name UCI_Chess960 type check default false",
         "option name Use NNUE type check default true",
         "option name EvalFile type string default ferrum-n2.nnue",
+        "option name OwnBook type check default false",
+        "option name BookFile type string default <empty>",
+        "option name BookDepth type spin default 20 min 1 max 500",
         "option name Clear Hash type button",
     ] {
         assert!(lines.iter().any(|l| l == opt), "missing {opt}: {lines:?}");
@@ -566,6 +569,68 @@ fn quit_during_a_64_thread_search_exits_cleanly() {
     e.send("position startpos");
     e.send("go infinite");
     std::thread::sleep(Duration::from_millis(300));
+    e.quit();
+}
+
+#[test]
+fn own_book_plays_book_moves_and_refuses_bad_files() {
+    let dir = std::env::temp_dir().join(format!("ferrum-uci-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn = "[Result \"1-0\"]\n\n1. d4 d5 2. c4 1-0\n\n[Result \"1-0\"]\n\n1. d4 Nf6 2. c4 1-0\n";
+    let games: Vec<_> = ferrum::pgn::read_games(pgn.as_bytes())
+        .unwrap()
+        .into_iter()
+        .map(|g| g.unwrap())
+        .collect();
+    let book = dir.join("book.bin");
+    std::fs::write(&book, ferrum::book::build(&games, 40, 1).to_bytes()).unwrap();
+    let bad = dir.join("bad.bin");
+    std::fs::write(&bad, [1u8, 2, 3]).unwrap();
+
+    let mut e = Engine::start();
+    e.send(&format!("setoption name BookFile value {}", book.display()));
+    e.send("setoption name OwnBook value true");
+    e.sync();
+    // The book's only move from the start, at once, said to be from the book.
+    e.send("position startpos");
+    e.send("go wtime 60000 btime 60000");
+    let (mv, lines) = e.bestmove_legal(START, CastlingMode::Standard);
+    assert_eq!(mv, "d2d4");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string book move d2d4")),
+        "{lines:?}"
+    );
+    // Deeper in the book: 2. c4; out of it (1. e4), a search.
+    e.send("position startpos moves d2d4 d7d5");
+    e.send("go depth 2");
+    let fen = "rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 2";
+    let (mv, lines) = e.bestmove_legal(fen, CastlingMode::Standard);
+    assert_eq!(mv, "c2c4", "{lines:?}");
+    e.send("position startpos moves e2e4");
+    e.send("go depth 3");
+    let (_, lines) = e.bestmove_legal(
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        CastlingMode::Standard,
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth 3")),
+        "{lines:?}"
+    );
+    // A bad file is refused and the loaded book stays.
+    let err = e.assert_error(&format!("setoption name BookFile value {}", bad.display()));
+    assert!(err.contains("BookFile not loaded"), "{err}");
+    e.send("position startpos");
+    e.send("go movetime 5000");
+    let (mv, _) = e.bestmove_legal(START, CastlingMode::Standard);
+    assert_eq!(mv, "d2d4");
+    // BookDepth 1: from move 2 on, no book.
+    e.send("setoption name BookDepth value 1");
+    e.send("position startpos moves d2d4 d7d5");
+    e.send("go depth 2");
+    let (_, lines) = e.bestmove_legal(fen, CastlingMode::Standard);
+    assert!(!lines.iter().any(|l| l.contains("book move")), "{lines:?}");
     e.quit();
 }
 
