@@ -12,14 +12,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
-use rand::SeedableRng;
 use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
 
 use crate::book::Book;
 use crate::fen::parse_fen;
 use crate::moves;
 use crate::nnue::{Network, default_net, network};
 use crate::search::{self, Limits, Reporter, SearchOptions, SearchResult, Signals};
+use crate::skill::{self, Skill};
 use crate::state::GameState;
 use crate::threads::ThreadPool;
 use crate::tt::TranspositionTable;
@@ -49,6 +50,14 @@ pub struct Options {
     pub own_book: bool,
     pub book_file: String,
     pub book_depth: u32,
+    /// `UCI_ShowWDL`: report win/draw/loss per mille with scores.
+    pub show_wdl: bool,
+    /// `UCI_AnalyseMode`: accepted; the search is the same either way.
+    pub analyse_mode: bool,
+    /// `UCI_LimitStrength` and `UCI_Elo`, `Skill Level` ([`crate::skill`]).
+    pub limit_strength: bool,
+    pub elo: i64,
+    pub skill_level: i64,
 }
 
 impl Default for Options {
@@ -65,6 +74,11 @@ impl Default for Options {
             own_book: false,
             book_file: NO_BOOK.to_string(),
             book_depth: DEFAULT_BOOK_DEPTH,
+            show_wdl: false,
+            analyse_mode: false,
+            limit_strength: false,
+            elo: skill::DEFAULT_ELO,
+            skill_level: skill::MAX_LEVEL,
         }
     }
 }
@@ -131,6 +145,25 @@ pub fn option_list() -> Vec<(&'static str, OptionKind)> {
                 default: network::DEFAULT_NAME,
             },
         ),
+        ("UCI_LimitStrength", OptionKind::Check { default: false }),
+        (
+            "UCI_Elo",
+            OptionKind::Spin {
+                default: skill::DEFAULT_ELO,
+                min: skill::MIN_ELO,
+                max: skill::MAX_ELO,
+            },
+        ),
+        (
+            "Skill Level",
+            OptionKind::Spin {
+                default: skill::MAX_LEVEL,
+                min: 0,
+                max: skill::MAX_LEVEL,
+            },
+        ),
+        ("UCI_ShowWDL", OptionKind::Check { default: false }),
+        ("UCI_AnalyseMode", OptionKind::Check { default: false }),
         ("OwnBook", OptionKind::Check { default: false }),
         ("BookFile", OptionKind::String { default: NO_BOOK }),
         (
@@ -363,6 +396,11 @@ impl Engine {
                 }
             }
             ("OwnBook", Value::Bool(b)) => self.options.own_book = b,
+            ("UCI_ShowWDL", Value::Bool(b)) => self.options.show_wdl = b,
+            ("UCI_LimitStrength", Value::Bool(b)) => self.options.limit_strength = b,
+            ("UCI_Elo", Value::Int(n)) => self.options.elo = n,
+            ("Skill Level", Value::Int(n)) => self.options.skill_level = n,
+            ("UCI_AnalyseMode", Value::Bool(b)) => self.options.analyse_mode = b,
             ("BookDepth", Value::Int(n)) => self.options.book_depth = n as u32,
             ("BookFile", Value::Text(path)) => {
                 if path.is_empty() || path == NO_BOOK {
@@ -413,12 +451,21 @@ impl Engine {
             return Ok(());
         }
         let game = self.game.clone();
-        let options = SearchOptions {
+        let mut options = SearchOptions {
             threads: self.options.threads,
             multipv: self.options.multipv,
             move_overhead: self.options.move_overhead,
             net: self.eval_net(),
         };
+        // A weakened search: a node budget and several lines to choose from.
+        let skill = self.skill();
+        let mut limits = limits;
+        let mut skill_rng = StdRng::seed_from_u64(self.rng.random());
+        if let Some(skill) = skill {
+            let cap = skill.node_limit();
+            limits.nodes = Some(limits.nodes.map_or(cap, |n| n.min(cap)));
+            options.multipv = options.multipv.max(skill::LINES);
+        }
         let tt = Arc::clone(&self.tt);
         let signals = Arc::clone(&self.signals);
         let listener = Arc::clone(&self.listener);
@@ -435,14 +482,29 @@ impl Engine {
                 &signals,
                 &*listener,
             );
-            let ponder = result
-                .ponder
-                .or_else(|| ponder_from_tt(&game, &tt, result.best));
+            let (best, ponder) = match skill.and_then(|s| s.pick(&result.lines, &mut skill_rng)) {
+                Some(m) if Some(m) != result.best => (Some(m), None),
+                _ => (
+                    result.best,
+                    result
+                        .ponder
+                        .or_else(|| ponder_from_tt(&game, &tt, result.best)),
+                ),
+            };
             done2.store(true, Ordering::Release);
-            listener.finished(result.best, ponder, &result);
+            listener.finished(best, ponder, &result);
         });
         self.running = Some(done);
         Ok(())
+    }
+
+    /// The weakening the options ask for, if any.
+    pub fn skill(&self) -> Option<Skill> {
+        Skill::from_options(
+            self.options.limit_strength,
+            self.options.elo,
+            self.options.skill_level,
+        )
     }
 
     /// A move from the book for `go`, when `OwnBook` is on, a book is loaded,

@@ -28,6 +28,7 @@ pub mod pgn;
 pub mod score;
 pub mod search;
 pub mod see;
+pub mod skill;
 pub mod state;
 pub mod suite;
 pub mod threads;
@@ -36,6 +37,7 @@ pub mod train;
 pub mod tt;
 pub mod tune;
 pub mod uci;
+pub mod wdl;
 
 /// Engine name and version, as `uci` reports them.
 pub const NAME: &str = concat!("Ferrum ", env!("CARGO_PKG_VERSION"));

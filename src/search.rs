@@ -127,6 +127,8 @@ pub struct Info<'a> {
     pub hashfull: u32,
     pub time_ms: u64,
     pub pv: &'a [Move],
+    /// Material at the root, for the win/draw/loss model ([`crate::wdl`]).
+    pub material: u32,
 }
 
 /// How the search tells the world about its progress. The protocol prints
@@ -157,6 +159,9 @@ pub struct SearchResult {
     pub nodes: u64,
     pub pv: Vec<Move>,
     pub elapsed: Duration,
+    /// Each MultiPV line's first move and score, best first (for
+    /// [`crate::skill`]).
+    pub lines: Vec<(Move, i32)>,
 }
 
 /// Counts nodes in batches into the shared counter.
@@ -175,6 +180,12 @@ struct Shared<'a> {
     tt: &'a TranspositionTable,
     signals: &'a Signals,
     nodes: &'a AtomicU64,
+    /// Raised by the main thread when the search is over (its limits, or
+    /// the end of its last iteration): every thread stops. Unlike
+    /// `signals.stop` it is the search's own, so a limit reached while
+    /// pondering or in an infinite search does not end the wait for
+    /// `ponderhit` or `stop`.
+    halt: &'a AtomicBool,
     limits: &'a Limits,
     net: Option<Arc<Network>>,
 }
@@ -295,7 +306,9 @@ impl<'a> Worker<'a> {
         }
         if self.nodes - self.flushed >= NODE_BATCH {
             self.flush_nodes();
-            if self.shared.signals.stop.load(Ordering::Relaxed) {
+            if self.shared.signals.stop.load(Ordering::Relaxed)
+                || self.shared.halt.load(Ordering::Relaxed)
+            {
                 self.stopped = true;
                 return true;
             }
@@ -330,7 +343,7 @@ impl<'a> Worker<'a> {
 
     fn stop_all(&mut self) {
         self.stopped = true;
-        self.shared.signals.stop.store(true, Ordering::Relaxed);
+        self.shared.halt.store(true, Ordering::Relaxed);
     }
 
     fn update_pv(&mut self, ply: usize, m: Move) {
@@ -767,9 +780,9 @@ fn lone_king(board: &shakmaty::Board) -> bool {
 /// sharing `tt`, reporting through `reporter`, until a limit or `stop`.
 /// Returns the best move of the main thread. The threads are started for
 /// this search and start with empty histories (for `bench`, suites and
-/// data generation); the engine uses [`search_with_pool`]. The stop signal
-/// the search raises to end its helpers is lowered again before it
-/// returns, so the same `signals` serve the next search.
+/// data generation); the engine uses [`search_with_pool`]. The search
+/// ends its helpers with a flag of its own and never raises
+/// `signals.stop`, so the same `signals` serve the next search.
 pub fn search(
     state: &GameState,
     limits: &Limits,
@@ -783,10 +796,12 @@ pub fn search(
         Err(result) => return result,
     };
     let nodes = AtomicU64::new(0);
+    let halt = AtomicBool::new(false);
     let shared = Shared {
         tt,
         signals,
         nodes: &nodes,
+        halt: &halt,
         limits,
         net: options.net.clone(),
     };
@@ -801,7 +816,6 @@ pub fn search(
         }
         run_main(&shared, &start, &mut History::default(), reporter)
     });
-    signals.stop.store(false, Ordering::Relaxed);
     SearchResult {
         nodes: nodes.load(Ordering::Relaxed),
         elapsed: start.start.elapsed(),
@@ -815,6 +829,7 @@ struct Owned {
     tt: Arc<TranspositionTable>,
     signals: Arc<Signals>,
     nodes: AtomicU64,
+    halt: AtomicBool,
     limits: Limits,
     net: Option<Arc<Network>>,
     start: Start,
@@ -826,6 +841,7 @@ impl Owned {
             tt: &self.tt,
             signals: &self.signals,
             nodes: &self.nodes,
+            halt: &self.halt,
             limits: &self.limits,
             net: self.net.clone(),
         }
@@ -855,6 +871,7 @@ pub fn search_with_pool(
         tt: Arc::clone(tt),
         signals: Arc::clone(signals),
         nodes: AtomicU64::new(0),
+        halt: AtomicBool::new(false),
         limits: limits.clone(),
         net: options.net.clone(),
         start,
@@ -912,6 +929,7 @@ fn prepare(
             hashfull: tt.hashfull(),
             time_ms: 0,
             pv: &[],
+            material: crate::wdl::material(state.pos().board()),
         });
         return Err(SearchResult {
             score,
@@ -955,7 +973,7 @@ fn run_main(
     let r = iterate(&mut w, start.multipv, reporter, 0);
     w.flush_nodes();
     wait_while_pondering(shared.limits, shared.signals);
-    shared.signals.stop.store(true, Ordering::Relaxed);
+    shared.halt.store(true, Ordering::Relaxed);
     r
 }
 
@@ -1027,6 +1045,7 @@ fn iterate(w: &mut Worker, multipv: usize, reporter: &dyn Reporter, index: usize
             best.ponder = top.pv.get(1).copied();
             best.score = top.score;
             best.pv = top.pv.clone();
+            best.lines = lines.iter().map(|l| (l.pv[0], l.score)).collect();
             best.seldepth = top.seldepth;
             best.depth = if complete { depth } else { depth - 1 };
         }
@@ -1039,7 +1058,9 @@ fn iterate(w: &mut Worker, multipv: usize, reporter: &dyn Reporter, index: usize
         }
         if index != 0 {
             depth += 1;
-            if w.shared.signals.stop.load(Ordering::Relaxed) {
+            if w.shared.signals.stop.load(Ordering::Relaxed)
+                || w.shared.halt.load(Ordering::Relaxed)
+            {
                 break;
             }
             continue;
@@ -1172,6 +1193,7 @@ fn report_bound(
         hashfull: w.shared.tt.hashfull(),
         time_ms: ms,
         pv: &pv,
+        material: crate::wdl::material(w.state.pos().board()),
     });
 }
 
@@ -1179,6 +1201,7 @@ fn report_lines(w: &Worker, lines: &[RootLine], depth: i32, reporter: &dyn Repor
     let nodes = w.total_nodes();
     let ms = w.elapsed().as_millis() as u64;
     let hashfull = w.shared.tt.hashfull();
+    let material = crate::wdl::material(w.state.pos().board());
     for (i, l) in lines.iter().enumerate() {
         reporter.info(&Info {
             depth,
@@ -1191,6 +1214,7 @@ fn report_lines(w: &Worker, lines: &[RootLine], depth: i32, reporter: &dyn Repor
             hashfull,
             time_ms: ms,
             pv: &l.pv,
+            material,
         });
     }
 }

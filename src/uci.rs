@@ -23,12 +23,15 @@ use crate::engine::{Engine, Listener, OptionKind, option_list, parse_move};
 use crate::search::{Info, Limits, MAX_DEPTH, Reporter, SearchResult};
 use crate::time::Clock;
 use crate::tt::Bound;
+use crate::wdl;
 use crate::{bench, eval, perft, score};
 
 /// Where protocol output goes: stdout for the engine, a buffer in tests.
 pub struct Output {
     sink: Mutex<Box<dyn Write + Send>>,
     chess960: AtomicBool,
+    /// `UCI_ShowWDL`: add `wdl W D L` to `info` lines.
+    show_wdl: AtomicBool,
     debug: AtomicBool,
 }
 
@@ -38,6 +41,7 @@ impl Output {
         Output {
             sink: Mutex::new(sink),
             chess960: AtomicBool::new(false),
+            show_wdl: AtomicBool::new(false),
             debug: AtomicBool::new(false),
         }
     }
@@ -76,11 +80,17 @@ impl Reporter for Output {
             _ => "",
         };
         let mut s = format!(
-            "info depth {} seldepth {} multipv {} score {}{} nodes {} nps {} hashfull {} tbhits 0 time {}",
+            "info depth {} seldepth {} multipv {} score {}{}{} nodes {} nps {} hashfull {} tbhits 0 time {}",
             i.depth.max(0),
             i.seldepth.max(0),
             i.multipv,
             score::to_uci(i.score),
+            if self.show_wdl.load(Ordering::Relaxed) {
+                let [w, d, l] = wdl::MODEL.per_mille(i.score, i.material);
+                format!(" wdl {w} {d} {l}")
+            } else {
+                String::new()
+            },
             bound,
             i.nodes,
             i.nps,
@@ -346,6 +356,11 @@ impl Uci {
                         self.out
                             .chess960
                             .store(self.engine.options().chess960, Ordering::Relaxed);
+                    }
+                    if name.eq_ignore_ascii_case("UCI_ShowWDL") {
+                        self.out
+                            .show_wdl
+                            .store(self.engine.options().show_wdl, Ordering::Relaxed);
                     }
                     Ok(())
                 });

@@ -169,6 +169,11 @@ fn handshake_lists_every_option() {
         "option name UCI_Chess960 type check default false",
         "option name Use NNUE type check default true",
         "option name EvalFile type string default ferrum-n2.nnue",
+        "option name UCI_LimitStrength type check default false",
+        "option name UCI_Elo type spin default 1500 min 1000 max 2800",
+        "option name Skill Level type spin default 20 min 0 max 20",
+        "option name UCI_ShowWDL type check default false",
+        "option name UCI_AnalyseMode type check default false",
         "option name OwnBook type check default false",
         "option name BookFile type string default <empty>",
         "option name BookDepth type spin default 20 min 1 max 500",
@@ -631,6 +636,83 @@ fn own_book_plays_book_moves_and_refuses_bad_files() {
     e.send("go depth 2");
     let (_, lines) = e.bestmove_legal(fen, CastlingMode::Standard);
     assert!(!lines.iter().any(|l| l.contains("book move")), "{lines:?}");
+    e.quit();
+}
+
+#[test]
+fn show_wdl_adds_win_draw_loss_to_info_lines() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go depth 4");
+    let (_, lines) = e.bestmove_legal(START, CastlingMode::Standard);
+    assert!(!lines.iter().any(|l| l.contains(" wdl ")), "{lines:?}");
+    e.send("setoption name UCI_ShowWDL value true");
+    e.send("setoption name UCI_AnalyseMode value true");
+    // White a queen up: wins most, loses least.
+    let fen = "rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3";
+    e.send(&format!("position fen {fen}"));
+    e.send("go depth 6");
+    let (_, lines) = e.bestmove_legal(fen, CastlingMode::Standard);
+    let wdl: Vec<[u32; 3]> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let i = words
+                .iter()
+                .position(|&w| w == "wdl")
+                .expect("wdl in every info line");
+            // Stockfish's order: score, wdl, then the bound if any, then nodes.
+            assert_eq!(words[i - 3], "score", "{l}");
+            [1, 2, 3].map(|k| words[i + k].parse::<u32>().unwrap())
+        })
+        .collect();
+    assert!(!wdl.is_empty());
+    for w in &wdl {
+        assert_eq!(w.iter().sum::<u32>(), 1000, "{w:?}");
+        assert!(w[0] > w[2], "{w:?}");
+    }
+    e.quit();
+}
+
+#[test]
+fn limited_strength_plays_legal_games_and_obeys_stop() {
+    let mut e = Engine::start();
+    e.send("setoption name UCI_LimitStrength value true");
+    e.send("setoption name UCI_Elo value 1200");
+    e.sync();
+    for game in 0..3 {
+        let mut pos = Chess::default();
+        let mut moves: Vec<String> = Vec::new();
+        for _ in 0..30 {
+            if pos.legal_moves().is_empty() || pos.is_insufficient_material() {
+                break;
+            }
+            e.send(&format!("position startpos moves {}", moves.join(" ")));
+            e.send("go wtime 5000 btime 5000 winc 50 binc 50");
+            let fen = Fen::from_position(&pos, shakmaty::EnPassantMode::Legal).to_string();
+            let (mv, lines) = e.bestmove_legal(&fen, CastlingMode::Standard);
+            // Several lines are searched to choose from.
+            assert!(
+                lines.iter().any(|l| l.contains(" multipv 2 ")) || pos.legal_moves().len() < 2,
+                "game {game}: {lines:?}"
+            );
+            let m = mv.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+            pos.play_unchecked(m);
+            moves.push(mv);
+        }
+    }
+    // Skill Level too; an infinite search still waits for stop and answers it.
+    e.send("setoption name UCI_LimitStrength value false");
+    e.send("setoption name Skill Level value 3");
+    e.send("position startpos");
+    e.send("go infinite");
+    let quiet = e.collect_for(Duration::from_millis(300));
+    assert!(!quiet.iter().any(|l| l.starts_with("bestmove")));
+    let ready = e.sync();
+    assert!(!ready.iter().any(|l| l.starts_with("bestmove")));
+    e.send("stop");
+    e.bestmove_legal(START, CastlingMode::Standard);
     e.quit();
 }
 
