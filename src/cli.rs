@@ -218,12 +218,9 @@ struct DatagenArgs {
     hash: u64,
 }
 
-/// Arguments of `ferrum epd`.
-#[derive(Args)]
-struct EpdArgs {
-    /// EPD files (SAN or UCI moves; 4- or 6-field positions).
-    #[arg(required = true)]
-    files: Vec<PathBuf>,
+/// How each position is searched by `ferrum epd` and `ferrum analyse`.
+#[derive(Args, Debug)]
+struct PositionSearchArgs {
     /// Time per position in milliseconds (the default is 1000 when no limit is given).
     #[arg(long, group = "limit", value_parser = clap::value_parser!(u64).range(1..))]
     movetime: Option<u64>,
@@ -236,6 +233,30 @@ struct EpdArgs {
     /// Search threads.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: u16,
+}
+
+impl PositionSearchArgs {
+    /// The limits asked for; 1000 ms a position when none is.
+    fn limits(&self) -> Limits {
+        Limits {
+            movetime: self
+                .movetime
+                .or((self.depth.is_none() && self.nodes.is_none()).then_some(1000)),
+            depth: self.depth,
+            nodes: self.nodes,
+            ..Limits::default()
+        }
+    }
+}
+
+/// Arguments of `ferrum epd`.
+#[derive(Args)]
+struct EpdArgs {
+    /// EPD files (SAN or UCI moves; 4- or 6-field positions).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    search: PositionSearchArgs,
     /// Transposition table size in MB (cleared before each position).
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=65536))]
     hash: u64,
@@ -282,18 +303,8 @@ enum BookCommand {
 struct AnalyseArgs {
     /// PGN file with one or more games.
     pgn: PathBuf,
-    /// Time per position in milliseconds (the default is 1000 when no limit is given).
-    #[arg(long, group = "limit", value_parser = clap::value_parser!(u64).range(1..))]
-    movetime: Option<u64>,
-    /// Depth per position.
-    #[arg(long, group = "limit", value_parser = clap::value_parser!(i32).range(1..=100))]
-    depth: Option<i32>,
-    /// Nodes per position.
-    #[arg(long, group = "limit", value_parser = clap::value_parser!(u64).range(1..))]
-    nodes: Option<u64>,
-    /// Search threads.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
-    threads: u16,
+    #[command(flatten)]
+    search: PositionSearchArgs,
     /// Transposition table size in MB (kept through a game, cleared between games).
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=65536))]
     hash: u64,
@@ -679,18 +690,9 @@ fn run_epd(args: &EpdArgs) -> ExitCode {
         eprintln!("ferrum epd: cannot allocate a {} MB hash table", args.hash);
         return ExitCode::from(1);
     };
-    let movetime = match (args.movetime, args.depth, args.nodes) {
-        (None, None, None) => Some(1000),
-        (m, _, _) => m,
-    };
     let config = SuiteConfig {
-        limits: Limits {
-            movetime,
-            depth: args.depth,
-            nodes: args.nodes,
-            ..Limits::default()
-        },
-        threads: args.threads as usize,
+        limits: args.search.limits(),
+        threads: args.search.threads as usize,
         default_mate: args.dm,
     };
     let text = !args.json && !args.csv;
@@ -772,17 +774,9 @@ fn run_analyse(args: &AnalyseArgs) -> ExitCode {
     {
         return fail(format!("{}: {e}", dir.display()));
     }
-    let limits = Limits {
-        movetime: args
-            .movetime
-            .or((args.depth.is_none() && args.nodes.is_none()).then_some(1000)),
-        depth: args.depth,
-        nodes: args.nodes,
-        ..Limits::default()
-    };
     let settings = Settings {
-        limits,
-        threads: args.threads as usize,
+        limits: args.search.limits(),
+        threads: args.search.threads as usize,
         hash_mb: args.hash as usize,
         net: crate::nnue::default_net(),
     };
