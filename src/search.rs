@@ -314,13 +314,18 @@ impl<'a> Worker<'a> {
             }
             if self.main {
                 self.check_ponderhit();
-                if !self.pondering
-                    && let Some(b) = self.budget
-                    && self.elapsed().as_millis() as u64 >= b.hard
-                {
-                    self.stop_all();
-                    return true;
-                }
+            }
+            // Every thread watches the hard limit: with many more threads
+            // than cores the main thread may be off the CPU when it passes.
+            // A helper of a search started as a ponder search never clears
+            // `pondering` (the clock starts at ponderhit, which only the
+            // main thread sees), so it leaves the clock to the main thread.
+            if !self.pondering
+                && let Some(b) = self.budget
+                && self.elapsed().as_millis() as u64 >= b.hard
+            {
+                self.stop_all();
+                return true;
             }
         }
         false
