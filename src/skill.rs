@@ -13,8 +13,9 @@
 use rand::{Rng, RngExt};
 use shakmaty::Move;
 
-/// The range of `UCI_Elo`.
-pub const MIN_ELO: i64 = 1000;
+/// The range of `UCI_Elo` (Stockfish 15.1's lowest, 1350, is the lowest
+/// that could be calibrated against it).
+pub const MIN_ELO: i64 = 1350;
 pub const MAX_ELO: i64 = 2800;
 pub const DEFAULT_ELO: i64 = 1500;
 /// `Skill Level` at which Ferrum plays at full strength.
@@ -44,8 +45,17 @@ impl Skill {
 
     /// The level that plays at `elo` (the calibration in docs/strength.md).
     pub fn level_for_elo(elo: i64) -> f64 {
-        // (Elo, level) points; linear in between.
-        const POINTS: [(f64, f64); 2] = [(1000.0, 0.0), (2800.0, 20.0)];
+        // (Elo, level) points, linear in between: the Elo levels 5.56,
+        // 11.11 and 15.56 measured against Stockfish 15.1 at 10+0.1,
+        // extended at the measured slope down to 1350, and up to full
+        // strength (level 20) at 2800.
+        const POINTS: [(f64, f64); 5] = [
+            (1350.0, 3.78),
+            (1430.0, 5.56),
+            (1681.0, 11.11),
+            (2099.0, 15.56),
+            (2800.0, 20.0),
+        ];
         let e = (elo as f64).clamp(POINTS[0].0, POINTS[POINTS.len() - 1].0);
         for w in POINTS.windows(2) {
             let ((e0, l0), (e1, l1)) = (w[0], w[1]);

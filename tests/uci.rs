@@ -170,7 +170,7 @@ fn handshake_lists_every_option() {
         "option name Use NNUE type check default true",
         "option name EvalFile type string default ferrum-n2.nnue",
         "option name UCI_LimitStrength type check default false",
-        "option name UCI_Elo type spin default 1500 min 1000 max 2800",
+        "option name UCI_Elo type spin default 1500 min 1350 max 2800",
         "option name Skill Level type spin default 20 min 0 max 20",
         "option name UCI_ShowWDL type check default false",
         "option name UCI_AnalyseMode type check default false",
@@ -679,7 +679,7 @@ fn show_wdl_adds_win_draw_loss_to_info_lines() {
 fn limited_strength_plays_legal_games_and_obeys_stop() {
     let mut e = Engine::start();
     e.send("setoption name UCI_LimitStrength value true");
-    e.send("setoption name UCI_Elo value 1200");
+    e.send("setoption name UCI_Elo value 1400");
     e.sync();
     for game in 0..3 {
         let mut pos = Chess::default();
