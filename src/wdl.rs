@@ -24,13 +24,13 @@ pub struct WdlModel {
     pub b: [f64; 2],
 }
 
-/// The model `UCI_ShowWDL` uses: fitted with `ferrum wdl` on the first
-/// 49,688 positions (495 games) of round d6 of docs/nets.md (self-play at
-/// 5000 nodes a move with net n2, bench 734226); docs/strength.md has the
-/// fit and its table.
+/// The model `UCI_ShowWDL` uses: fitted with `ferrum wdl` on the 108,358
+/// positions (1,091 games) of round d6 of docs/nets.md (self-play at 5000
+/// nodes a move with net n2, bench 734226); docs/strength.md has the fit
+/// and its table.
 pub const MODEL: WdlModel = WdlModel {
-    a: [419.3, -260.2],
-    b: [152.9, -38.5],
+    a: [431.8, -269.4],
+    b: [153.6, -34.8],
 };
 
 /// Material on the board as the model counts it.
