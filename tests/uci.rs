@@ -170,7 +170,7 @@ fn handshake_lists_every_option() {
         "option name Use NNUE type check default true",
         "option name EvalFile type string default ferrum-n2.nnue",
         "option name UCI_LimitStrength type check default false",
-        "option name UCI_Elo type spin default 1500 min 1350 max 2800",
+        "option name UCI_Elo type spin default 1500 min 1350 max 2400",
         "option name Skill Level type spin default 20 min 0 max 20",
         "option name UCI_ShowWDL type check default false",
         "option name UCI_AnalyseMode type check default false",
