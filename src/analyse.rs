@@ -186,6 +186,9 @@ pub struct MoveReport {
     /// The engine's line from the position before the move, in SAN, when
     /// the move was judged.
     pub better: Vec<String>,
+    /// The same line as moves, for the annotated PGN.
+    #[serde(skip)]
+    pub better_moves: Vec<Move>,
 }
 
 /// A player's figures over one game.
@@ -275,11 +278,12 @@ pub fn analyse_game(
         } else {
             Judgement::from_drop(win_drop)
         };
-        let better = if judgement.is_some() {
-            san_line(&pos, pv)
+        let better_moves = if judgement.is_some() {
+            legal_prefix(&pos, pv)
         } else {
             Vec::new()
         };
+        let better = san_line(&pos, &better_moves);
         let san = shakmaty::san::SanPlus::from_move(pos.clone(), node.mv).to_string();
         let accuracy = move_accuracy(win_drop);
         let p = if mover.is_white() {
@@ -306,6 +310,7 @@ pub fn analyse_game(
             accuracy,
             judgement,
             better,
+            better_moves,
         });
         pos.play_unchecked(node.mv);
     }
@@ -324,17 +329,26 @@ pub fn analyse_game(
     }
 }
 
-/// A line of moves in SAN from `pos`.
-fn san_line(pos: &shakmaty::Chess, pv: &[Move]) -> Vec<String> {
+/// The longest legal start of `pv` from `pos`.
+fn legal_prefix(pos: &shakmaty::Chess, pv: &[Move]) -> Vec<Move> {
     let mut p = pos.clone();
     let mut out = Vec::new();
     for &m in pv {
         if !p.is_legal(m) {
             break;
         }
-        out.push(shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut p, m).to_string());
+        p.play_unchecked(m);
+        out.push(m);
     }
     out
+}
+
+/// A line of legal moves in SAN from `pos`.
+fn san_line(pos: &shakmaty::Chess, line: &[Move]) -> Vec<String> {
+    let mut p = pos.clone();
+    line.iter()
+        .map(|&m| shakmaty::san::SanPlus::from_move_and_play_unchecked(&mut p, m).to_string())
+        .collect()
 }
 
 /// The game with the analysis written in: `[%eval]` after every move of
@@ -364,13 +378,12 @@ pub fn annotate(game: &Game, report: &GameReport) -> Game {
             if let Some(best) = m.better.first() {
                 text.push_str(&format!(" {}. {best} was best.", j.name()));
             }
-            let line = moves_of(&pos, &m.better);
-            if !line.is_empty() {
+            if !m.better_moves.is_empty() {
                 node.variations.insert(
                     0,
                     Line {
                         comments: Vec::new(),
-                        nodes: line,
+                        nodes: m.better_moves.iter().map(|&mv| Node::new(mv)).collect(),
                     },
                 );
             }
@@ -380,23 +393,6 @@ pub fn annotate(game: &Game, report: &GameReport) -> Game {
             node.comments.insert(0, text);
         }
         pos = after;
-    }
-    out
-}
-
-/// The nodes of a SAN line from `pos` (as produced by the analysis).
-fn moves_of(pos: &shakmaty::Chess, sans: &[String]) -> Vec<Node> {
-    let mut p = pos.clone();
-    let mut out = Vec::new();
-    for s in sans {
-        let Ok(san) = s.parse::<shakmaty::san::SanPlus>() else {
-            break;
-        };
-        let Ok(m) = san.san.to_move(&p) else {
-            break;
-        };
-        p.play_unchecked(m);
-        out.push(Node::new(m));
     }
     out
 }

@@ -18,8 +18,6 @@ pub struct Game {
     pub tags: Vec<(String, String)>,
     /// The position before the first move (the `FEN` tag or the start).
     pub start: Chess,
-    /// Castling notation of the game (`Variant "Chess960"`).
-    pub mode: CastlingMode,
     pub mainline: Line,
     /// `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: String,
@@ -64,17 +62,6 @@ impl Game {
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
-
-    /// The positions of the main line: before each move and after the last.
-    pub fn positions(&self) -> Vec<Chess> {
-        let mut pos = self.start.clone();
-        let mut out = vec![pos.clone()];
-        for n in &self.mainline.nodes {
-            pos.play_unchecked(n.mv);
-            out.push(pos.clone());
-        }
-        out
-    }
 }
 
 /// A game read from a PGN file: the game, or why it was refused.
@@ -108,7 +95,6 @@ struct Frame {
 struct Movetext {
     tags: Vec<(String, String)>,
     start: Chess,
-    mode: CastlingMode,
     stack: Vec<Frame>,
     result: String,
 }
@@ -157,7 +143,6 @@ impl Visitor for Builder {
         ControlFlow::Continue(Movetext {
             tags,
             start: start.clone(),
-            mode,
             stack: vec![Frame {
                 line: Line::default(),
                 pos: start.clone(),
@@ -251,7 +236,6 @@ impl Visitor for Builder {
         Ok(Game {
             tags: mt.tags,
             start: mt.start,
-            mode: mt.mode,
             mainline,
             result: mt.result,
         })

@@ -109,11 +109,6 @@ impl ThreadPool {
         slot.cv.notify_all();
     }
 
-    /// Whether thread `index` has finished its job (or had none).
-    pub fn is_idle(&self, index: usize) -> bool {
-        !self.threads[index].slot.lock().busy
-    }
-
     /// Waits for thread `index` to finish its job.
     pub fn wait(&self, index: usize) {
         self.threads[index].slot.wait_idle();

@@ -85,7 +85,6 @@ const DEPTH_OFFSET: i32 = 2;
 /// Age counts search generations modulo 64.
 const AGE_MASK: u8 = 63;
 
-#[derive(Default)]
 #[repr(C, align(64))]
 struct Bucket {
     words: [AtomicU64; 2 * ENTRIES_PER_BUCKET],
