@@ -231,6 +231,67 @@ mod tests {
     }
 
     #[test]
+    fn continuation_and_capture_histories_keep_their_keys() {
+        let mut h = History::default();
+        let nf3 = Move::Normal {
+            role: Role::Knight,
+            from: Square::G1,
+            capture: None,
+            to: Square::F3,
+            promotion: None,
+        };
+        let e5 = Move::Normal {
+            role: Role::Pawn,
+            from: Square::E7,
+            capture: None,
+            to: Square::E5,
+            promotion: None,
+        };
+        let d5 = Move::Normal {
+            role: Role::Pawn,
+            from: Square::D7,
+            capture: None,
+            to: Square::D5,
+            promotion: None,
+        };
+        let after_e5 = [Some(PieceTo::new(Color::Black, e5)), None];
+        let after_d5 = [Some(PieceTo::new(Color::Black, d5)), None];
+        h.update_quiet_all(Color::White, nf3, &after_e5, bonus(8));
+        assert!(h.continuation(Color::White, nf3, &after_e5) > 0);
+        assert_eq!(h.continuation(Color::White, nf3, &after_d5), 0);
+        assert_eq!(h.continuation(Color::White, nf3, &[None, None]), 0);
+        assert_eq!(
+            h.quiet_score(Color::White, nf3, &after_e5),
+            h.quiet(Color::White, nf3) + h.continuation(Color::White, nf3, &after_e5)
+        );
+        // Both plies back count, each with its own table row.
+        let both = [after_d5[0], after_e5[0]];
+        assert_eq!(
+            h.continuation(Color::White, nf3, &both),
+            h.continuation(Color::White, nf3, &after_e5)
+        );
+
+        let nxe5 = Move::Normal {
+            role: Role::Knight,
+            from: Square::F3,
+            capture: Some(Role::Pawn),
+            to: Square::E5,
+            promotion: None,
+        };
+        let nxe5_knight = Move::Normal {
+            role: Role::Knight,
+            from: Square::F3,
+            capture: Some(Role::Knight),
+            to: Square::E5,
+            promotion: None,
+        };
+        h.update_capture(Color::White, nxe5, -bonus(8));
+        assert!(h.capture(Color::White, nxe5) < 0);
+        assert_eq!(h.capture(Color::White, nxe5_knight), 0);
+        assert_eq!(h.capture(Color::Black, nxe5), 0);
+    }
+
+    #[test]
     fn killers_shift() {
         let mut h = History::default();
         let a = Move::Castle {
