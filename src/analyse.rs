@@ -230,6 +230,7 @@ pub fn analyse_game(
         multipv: 1,
         move_overhead: 0,
         net: settings.net.clone(),
+        params: crate::params::Params::default(),
     };
     // Each position is searched with the game's history, so repetitions count.
     let mut state = GameState::new(game.start.clone());

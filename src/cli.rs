@@ -96,6 +96,10 @@ enum Command {
         #[arg(long)]
         net: Option<PathBuf>,
     },
+    /// Print the search parameters in OpenBench's SPSA input format (name, int, default, min,
+    /// max, c_end, r_end). The engine offers them as UCI options when built with `--features
+    /// tune` or run with FERRUM_TUNE=1.
+    Spsa,
 }
 
 /// Where `ferrum tune` starts.
@@ -350,6 +354,10 @@ pub fn main() -> ExitCode {
         Some(Command::Tune(args)) => run_tune(&args),
         Some(Command::Train(args)) => run_train(&args),
         Some(Command::Analyse(args)) => run_analyse(&args),
+        Some(Command::Spsa) => {
+            print!("{}", crate::params::spsa_input());
+            ExitCode::SUCCESS
+        }
         Some(Command::Book { command }) => run_book(command),
         Some(Command::Wdl {
             data,

@@ -178,6 +178,7 @@ pub fn play_game(
         multipv: 1,
         move_overhead: 0,
         net: config.net.clone(),
+        params: crate::params::Params::default(),
     };
     let signals = Signals::default();
     let think = |state: &GameState| search(state, &limits, &options, tt, &signals, &Silent);

@@ -19,6 +19,7 @@ use crate::book::Book;
 use crate::fen::parse_fen;
 use crate::moves;
 use crate::nnue::{Network, default_net, network};
+use crate::params::{self, Params};
 use crate::search::{self, Limits, Reporter, SearchOptions, SearchResult, Signals};
 use crate::skill::{self, Skill};
 use crate::state::GameState;
@@ -58,6 +59,8 @@ pub struct Options {
     pub limit_strength: bool,
     pub elo: i64,
     pub skill_level: i64,
+    /// Search parameters (UCI options only when tuning, see [`crate::params`]).
+    pub params: Params,
 }
 
 impl Default for Options {
@@ -79,6 +82,7 @@ impl Default for Options {
             limit_strength: false,
             elo: skill::DEFAULT_ELO,
             skill_level: skill::MAX_LEVEL,
+            params: Params::default(),
         }
     }
 }
@@ -101,9 +105,10 @@ pub enum OptionKind {
     Button,
 }
 
-/// Every option Ferrum declares, in the order `uci` lists them.
+/// Every option Ferrum declares, in the order `uci` lists them (the search
+/// parameters last, when tuning is enabled).
 pub fn option_list() -> Vec<(&'static str, OptionKind)> {
-    vec![
+    let mut list = vec![
         (
             "Hash",
             OptionKind::Spin {
@@ -175,7 +180,20 @@ pub fn option_list() -> Vec<(&'static str, OptionKind)> {
             },
         ),
         ("Clear Hash", OptionKind::Button),
-    ]
+    ];
+    if params::tuning_enabled() {
+        list.extend(params::SPECS.iter().map(|s| {
+            (
+                s.name,
+                OptionKind::Spin {
+                    default: i64::from(s.default),
+                    min: i64::from(s.min),
+                    max: i64::from(s.max),
+                },
+            )
+        }));
+    }
+    list
 }
 
 /// The engine state the protocol drives.
@@ -414,6 +432,9 @@ impl Engine {
                 }
             }
             ("Clear Hash", _) => self.clear_table(),
+            (name, Value::Int(n)) if self.options.params.get(name).is_some() => {
+                self.options.params.set(name, n as i32)?
+            }
             _ => return Err(format!("option '{canonical}': bad value")),
         }
         Ok(())
@@ -456,6 +477,7 @@ impl Engine {
             multipv: self.options.multipv,
             move_overhead: self.options.move_overhead,
             net: self.eval_net(),
+            params: self.options.params,
         };
         // A weakened search: a node budget and several lines to choose from.
         let skill = self.skill();

@@ -3,11 +3,11 @@
 //!
 //! Stages, in order:
 //! 1. the transposition-table move, verified legal without generating moves;
-//! 2. good captures and queen promotions by MVV-LVA (most valuable victim,
-//!    least valuable attacker), a capture that loses material by static
-//!    exchange evaluation being put aside;
+//! 2. good captures and queen promotions by MVV (most valuable victim) plus
+//!    capture history, a capture that loses material by static exchange
+//!    evaluation being put aside;
 //! 3. the two killer moves and the counter-move, if legal here;
-//! 4. the remaining quiet moves by history score;
+//! 4. the remaining quiet moves by butterfly plus continuation history;
 //! 5. the captures put aside in stage 2.
 //!
 //! In quiescence search (not in check) only stages 1 and 2 run, and losing
@@ -16,7 +16,7 @@
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
 
 use crate::eval::piece_value;
-use crate::history::History;
+use crate::history::{Continuations, History};
 use crate::see::see_ge;
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -39,12 +39,13 @@ pub fn is_noisy(m: Move) -> bool {
     m.is_capture() || m.promotion() == Some(Role::Queen)
 }
 
-/// MVV-LVA order score of a noisy move.
+/// Order score of a noisy move: the victim's value first, then how often
+/// the move was good before (capture history).
 #[inline]
-fn mvv_lva(m: Move) -> i32 {
+fn noisy_score(m: Move, color: Color, history: &History) -> i32 {
     let victim = m.capture().map_or(0, piece_value);
     let promo = m.promotion().map_or(0, piece_value);
-    victim * 8 + promo - m.role() as i32
+    victim * 16 + promo + history.capture(color, m) / 16 - m.role() as i32
 }
 
 /// Hands out the moves of one node in stages (see the module docs).
@@ -52,6 +53,7 @@ pub struct MovePicker {
     stage: Stage,
     tt_move: Option<Move>,
     refutations: [Option<Move>; 3],
+    conts: Continuations,
     moves: MoveList,
     scores: [i32; 256],
     noisy_end: usize,
@@ -64,16 +66,19 @@ pub struct MovePicker {
 }
 
 impl MovePicker {
-    /// A picker for the main search. `tt_move` must be legal in the position.
+    /// A picker for the main search. `tt_move` must be legal in the
+    /// position; `conts` are the previous moves quiets are scored against.
     pub fn new(
         tt_move: Option<Move>,
         killers: [Option<Move>; 2],
         counter: Option<Move>,
+        conts: Continuations,
     ) -> MovePicker {
         MovePicker {
             stage: Stage::TtMove,
             tt_move,
             refutations: [killers[0], killers[1], counter],
+            conts,
             moves: MoveList::new(),
             scores: [0; 256],
             noisy_end: 0,
@@ -88,7 +93,7 @@ impl MovePicker {
     /// A picker for quiescence search: good captures and queen promotions
     /// only (the table move too, if it is one of those).
     pub fn quiescence(tt_move: Option<Move>) -> MovePicker {
-        let mut p = MovePicker::new(tt_move.filter(|&m| is_noisy(m)), [None; 2], None);
+        let mut p = MovePicker::new(tt_move.filter(|&m| is_noisy(m)), [None; 2], None, [None; 2]);
         p.quiescence = true;
         p.skip_quiets = true;
         p
@@ -105,7 +110,7 @@ impl MovePicker {
                     }
                 }
                 Stage::Generate => {
-                    self.generate(pos);
+                    self.generate(pos, history);
                     self.stage = Stage::GoodNoisy;
                 }
                 Stage::GoodNoisy => {
@@ -179,11 +184,12 @@ impl MovePicker {
     }
 
     /// Generates all legal moves, noisy ones first and scored.
-    fn generate(&mut self, pos: &Chess) {
+    fn generate(&mut self, pos: &Chess, history: &History) {
         let all = pos.legal_moves();
         self.moves.clear();
+        let color = pos.turn();
         for &m in all.iter().filter(|&&m| is_noisy(m)) {
-            self.scores[self.moves.len()] = mvv_lva(m);
+            self.scores[self.moves.len()] = noisy_score(m, color, history);
             self.moves.push(m);
         }
         self.noisy_end = self.moves.len();
@@ -201,7 +207,7 @@ impl MovePicker {
 
     fn score_quiets(&mut self, color: Color, history: &History) {
         for i in self.noisy_end..self.moves.len() {
-            self.scores[i] = history.quiet(color, self.moves[i]);
+            self.scores[i] = history.quiet_score(color, self.moves[i], &self.conts);
         }
     }
 
@@ -245,7 +251,10 @@ mod tests {
         let legal = pos.legal_moves();
         let tt = legal[7];
         let killer = legal.iter().copied().find(|m| !is_noisy(*m) && *m != tt);
-        let out = all_moves(&pos, MovePicker::new(Some(tt), [killer, None], None));
+        let out = all_moves(
+            &pos,
+            MovePicker::new(Some(tt), [killer, None], None, [None; 2]),
+        );
         assert_eq!(out[0], tt);
         assert_eq!(out.len(), legal.len());
         for m in &legal {

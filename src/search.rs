@@ -15,51 +15,17 @@ use arrayvec::ArrayVec;
 use shakmaty::{Move, Position};
 
 use crate::eval::evaluate;
-use crate::history::{History, bonus};
+use crate::history::{Continuations, History, PieceTo, bonus};
 use crate::movepick::{MovePicker, is_noisy};
 use crate::moves;
 use crate::nnue::{AccumulatorStack, Network, default_net};
+use crate::params::Params;
 use crate::score::{INFINITE, MATE, MATE_BOUND, MAX_PLY, NONE, is_mate, mate_in, mated_in};
 use crate::see::see_ge;
 use crate::state::GameState;
 use crate::threads::ThreadPool;
 use crate::time::{Clock, TimeBudget};
-use crate::tt::{Bound, TranspositionTable, value_to_tt};
-
-/// Search constants, kept together so that tuning touches one place.
-pub mod params {
-    /// Reverse futility pruning: the deepest node, and the margin per ply.
-    pub const RFP_DEPTH: i32 = 7;
-    pub const RFP_MARGIN: i32 = 75;
-    /// Null-move pruning: the shallowest node, base reduction, and the
-    /// depth divisor that adds to it.
-    pub const NMP_DEPTH: i32 = 3;
-    pub const NMP_BASE: i32 = 3;
-    pub const NMP_DIVISOR: i32 = 4;
-    /// Late-move reductions: the shallowest node and the first move number reduced.
-    pub const LMR_DEPTH: i32 = 3;
-    pub const LMR_MOVES: usize = 3;
-    /// Late-move pruning: quiets beyond `LMP_BASE + depth^2` at shallow depth.
-    pub const LMP_DEPTH: i32 = 8;
-    pub const LMP_BASE: usize = 3;
-    /// Futility pruning of quiet moves: depth limit, base and per-ply margins.
-    pub const FUTILITY_DEPTH: i32 = 7;
-    pub const FUTILITY_BASE: i32 = 90;
-    pub const FUTILITY_MARGIN: i32 = 90;
-    /// SEE pruning thresholds per ply for captures and quiets.
-    pub const SEE_DEPTH: i32 = 7;
-    pub const SEE_NOISY_MARGIN: i32 = -90;
-    pub const SEE_QUIET_MARGIN: i32 = -50;
-    /// Internal iterative reduction: shallowest node without a table move.
-    pub const IIR_DEPTH: i32 = 4;
-    /// Aspiration window: first depth and initial half-width.
-    pub const ASPIRATION_DEPTH: i32 = 4;
-    pub const ASPIRATION_DELTA: i32 = 20;
-    /// Quiescence delta pruning margin.
-    pub const DELTA_MARGIN: i32 = 200;
-}
-
-use params::*;
+use crate::tt::{Bound, TranspositionTable, value_from_tt, value_to_tt};
 
 /// Deepest iteration a search will start.
 pub const MAX_DEPTH: i32 = MAX_PLY - 8;
@@ -90,6 +56,8 @@ pub struct SearchOptions {
     pub move_overhead: u64,
     /// The network to evaluate with; `None` uses the hand-crafted evaluation.
     pub net: Option<Arc<Network>>,
+    /// Margins, depths and divisors of the search.
+    pub params: Params,
 }
 
 impl Default for SearchOptions {
@@ -99,6 +67,7 @@ impl Default for SearchOptions {
             multipv: 1,
             move_overhead: 10,
             net: default_net(),
+            params: Params::default(),
         }
     }
 }
@@ -188,6 +157,7 @@ struct Shared<'a> {
     halt: &'a AtomicBool,
     limits: &'a Limits,
     net: Option<Arc<Network>>,
+    params: Params,
 }
 
 /// Where every thread of one search starts from.
@@ -222,6 +192,12 @@ struct Worker<'a> {
     /// Per ply: static eval and the move played to reach the next ply.
     evals: [i32; MAX_PLY as usize + 4],
     played: [Option<Move>; MAX_PLY as usize + 4],
+    /// Per ply: the continuation-history key of the move played (`None` for a null move).
+    piece_to: [Option<PieceTo>; MAX_PLY as usize + 4],
+    /// Per ply: the move a singular-extension search leaves out.
+    singular: [Option<Move>; MAX_PLY as usize + 4],
+    /// Per ply: double extensions on the line so far.
+    double_ext: [i32; MAX_PLY as usize + 4],
     pv: Vec<[Option<Move>; MAX_PLY as usize + 1]>,
     pv_len: [usize; MAX_PLY as usize + 1],
     /// Root moves allowed this search and excluded in this MultiPV pass.
@@ -232,15 +208,20 @@ struct Worker<'a> {
     /// Set once the first root move of an iteration has been searched fully.
     root_best: Option<RootLine>,
     lmr: Box<[[i32; 64]; 64]>,
+    /// The search's parameters (a copy, read at every node).
+    p: Params,
 }
 
 impl<'a> Worker<'a> {
     fn new(shared: &'a Shared<'a>, start: &Start, main: bool, history: &'a mut History) -> Self {
         let state = start.state.clone();
+        let p = shared.params;
         let mut lmr = Box::new([[0; 64]; 64]);
+        let base = f64::from(p.lmr_base) / 100.0;
+        let divisor = f64::from(p.lmr_divisor) / 100.0;
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+                *r = (base + (d as f64).ln() * (m as f64).ln() / divisor) as i32;
             }
         }
         let root_len = state.history_len();
@@ -267,6 +248,9 @@ impl<'a> Worker<'a> {
             pondering,
             evals: [NONE; MAX_PLY as usize + 4],
             played: [None; MAX_PLY as usize + 4],
+            piece_to: [None; MAX_PLY as usize + 4],
+            singular: [None; MAX_PLY as usize + 4],
+            double_ext: [0; MAX_PLY as usize + 4],
             pv: vec![[None; MAX_PLY as usize + 1]; MAX_PLY as usize + 1],
             pv_len: [0; MAX_PLY as usize + 1],
             root_moves: start.root_moves.clone(),
@@ -274,6 +258,7 @@ impl<'a> Worker<'a> {
             root_nodes: Vec::new(),
             root_best: None,
             lmr,
+            p,
         }
     }
 
@@ -435,13 +420,18 @@ impl<'a> Worker<'a> {
         }
         let tt_move = entry.and_then(|e| moves::unpack(self.state.pos(), e.mv));
 
+        let raw_eval = if in_check {
+            NONE
+        } else {
+            entry
+                .map(|e| e.eval)
+                .filter(|&e| e != NONE)
+                .unwrap_or_else(|| self.evaluate())
+        };
         let stand_pat = if in_check {
             -INFINITE
         } else {
-            let eval = entry
-                .map(|e| e.eval)
-                .filter(|&e| e != NONE)
-                .unwrap_or_else(|| self.evaluate());
+            let eval = self.corrected(raw_eval);
             if eval >= beta {
                 return eval;
             }
@@ -458,7 +448,7 @@ impl<'a> Worker<'a> {
             // Delta pruning: even winning the piece cannot reach alpha.
             if !in_check
                 && m.promotion().is_none()
-                && stand_pat + m.capture().map_or(0, crate::eval::piece_value) + DELTA_MARGIN
+                && stand_pat + m.capture().map_or(0, crate::eval::piece_value) + self.p.delta_margin
                     <= alpha
             {
                 continue;
@@ -490,12 +480,11 @@ impl<'a> Worker<'a> {
         } else {
             Bound::Upper
         };
-        let eval = if in_check { NONE } else { stand_pat };
         self.shared.tt.store(
             key,
             best_move.map_or(0, moves::pack),
             value_to_tt(best, ply),
-            eval,
+            raw_eval,
             -1,
             bound,
         );
@@ -542,19 +531,26 @@ impl<'a> Worker<'a> {
             }
         }
 
-        // Step 4. Transposition table lookup.
+        // Step 4. Transposition table lookup (not in a singular-extension
+        // search, which asks about this node without its table move).
+        let excluded = self.singular[p];
+        if root {
+            self.double_ext[0] = 0;
+        }
         let key = self.state.key();
         let entry = self.shared.tt.probe(key);
         let tt_move = entry.and_then(|e| moves::unpack(self.state.pos(), e.mv));
         if !pv_node
+            && excluded.is_none()
             && let Some(e) = entry
             && let Some(v) = e.cutoff(depth, alpha, beta, ply)
         {
             return v;
         }
 
-        // Step 5. Static evaluation.
-        let eval = if in_check {
+        // Step 5. Static evaluation (as the table has it, when it does),
+        // corrected by what searches found in this pawn structure.
+        let raw_eval = if in_check {
             NONE
         } else {
             entry
@@ -562,6 +558,7 @@ impl<'a> Worker<'a> {
                 .filter(|&e| e != NONE)
                 .unwrap_or_else(|| self.evaluate())
         };
+        let eval = self.corrected(raw_eval);
         self.evals[p] = eval;
         let improving =
             !in_check && p >= 2 && self.evals[p - 2] != NONE && eval > self.evals[p - 2];
@@ -569,25 +566,28 @@ impl<'a> Worker<'a> {
 
         // A mate search (`go mate`) prunes nothing forward: it must prove the shortest mate.
         let prune = self.shared.limits.mate.is_none();
-        if prune && !pv_node && !in_check {
+        if prune && !pv_node && !in_check && excluded.is_none() {
             // Step 6. Reverse futility pruning: far above beta at low depth.
-            if depth <= RFP_DEPTH
-                && eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
+            if depth <= self.p.rfp_depth
+                && eval - self.p.rfp_margin * (depth - i32::from(improving)) >= beta
                 && eval < MATE_BOUND
             {
                 return eval;
             }
 
             // Step 7. Null-move pruning: passing still fails high.
-            if depth >= NMP_DEPTH
+            if depth >= self.p.nmp_depth
                 && eval >= beta
                 && self.played[p.saturating_sub(1)].is_some()
                 && self.has_pieces()
                 && beta > -MATE_BOUND
             {
-                let r = NMP_BASE + depth / NMP_DIVISOR + ((eval - beta) / 200).min(3);
+                let r = self.p.nmp_base
+                    + depth / self.p.nmp_divisor
+                    + ((eval - beta) / self.p.nmp_eval_divisor).min(3);
                 if self.state.play_null() {
                     self.played[p] = None;
+                    self.piece_to[p] = None;
                     let v = -self.negamax(-beta, -beta + 1, depth - r, ply + 1, !cut);
                     self.state.undo();
                     if self.stopped {
@@ -602,64 +602,131 @@ impl<'a> Worker<'a> {
 
         // Step 8. Internal iterative reduction: no table move, search shallower
         // (not in a mate search, where a reduction could hide the shortest mate).
-        if prune && tt_move.is_none() && depth >= IIR_DEPTH && (pv_node || cut) {
+        if prune
+            && tt_move.is_none()
+            && depth >= self.p.iir_depth
+            && (pv_node || cut)
+            && excluded.is_none()
+        {
             depth -= 1;
         }
 
         // Step 9. The move loop.
         let prev = if p > 0 { self.played[p - 1] } else { None };
         let counter = self.history.counter(prev);
-        let mut picker = MovePicker::new(tt_move, self.history.killers(p), counter);
+        let conts = self.continuations(p);
+        let mut picker = MovePicker::new(tt_move, self.history.killers(p), counter, conts);
         let original_alpha = alpha;
         let mut best = -INFINITE;
         let mut best_move = None;
         let mut searched = 0usize;
         // Quiets searched before a cutoff get a history malus (at most 64).
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
+        let mut noisy_tried: ArrayVec<Move, 32> = ArrayVec::new();
         let us = self.state.turn();
 
         while let Some(m) = picker.next(self.state.pos(), self.history) {
             if root && (!self.root_moves.contains(&m) || self.excluded.contains(&m)) {
                 continue;
             }
+            if Some(m) == excluded {
+                continue;
+            }
             let quiet = !is_noisy(m);
             let killer = self.history.killers(p).contains(&Some(m));
+            let hist = if quiet {
+                self.history.quiet_score(us, m, &conts)
+            } else {
+                0
+            };
 
             // Step 10. Shallow-depth pruning once a move has been found that avoids mate.
             if prune && !root && best > -MATE_BOUND && searched > 0 {
                 if quiet && !in_check && !moves::gives_direct_check(self.state.pos(), m) {
                     // Late-move pruning.
-                    let lmp = LMP_BASE + (depth * depth) as usize;
-                    if depth <= LMP_DEPTH && searched >= lmp / (2 - usize::from(improving)) {
+                    let lmp = (self.p.lmp_base + depth * depth) as usize;
+                    if depth <= self.p.lmp_depth && searched >= lmp / (2 - usize::from(improving)) {
                         continue;
                     }
                     // Futility pruning.
-                    if depth <= FUTILITY_DEPTH
-                        && eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
+                    if depth <= self.p.futility_depth
+                        && eval + self.p.futility_base + self.p.futility_margin * depth <= alpha
+                    {
+                        continue;
+                    }
+                    // History pruning: quiets that have failed here again and again.
+                    if depth <= self.p.history_prune_depth
+                        && !killer
+                        && hist < -self.p.history_prune_margin * depth
                     {
                         continue;
                     }
                 }
                 // SEE pruning of moves that lose too much material.
                 let margin = if quiet {
-                    SEE_QUIET_MARGIN * depth
+                    self.p.see_quiet_margin * depth
                 } else {
-                    SEE_NOISY_MARGIN * depth
+                    self.p.see_noisy_margin * depth
                 };
-                if depth <= SEE_DEPTH && !see_ge(self.state.pos(), m, margin) {
+                if depth <= self.p.see_depth && !see_ge(self.state.pos(), m, margin) {
                     continue;
+                }
+            }
+
+            // Step 11. Singular extension: the table move, when every other
+            // move fails low against a margin below its value, is searched
+            // deeper; when another move also beats beta, the node is cut
+            // (multi-cut); a table move above beta that is not singular is
+            // searched shallower.
+            let mut singular_ext = 0;
+            if prune
+                && !root
+                && excluded.is_none()
+                && Some(m) == tt_move
+                && depth >= self.p.se_depth
+                && let Some(e) = entry
+                && e.depth >= depth - 3
+                && e.bound != Bound::Upper
+                && value_from_tt(e.value, ply).abs() < MATE_BOUND
+            {
+                let tt_value = value_from_tt(e.value, ply);
+                let s_beta = tt_value - self.p.se_margin * depth;
+                self.singular[p] = Some(m);
+                let v = self.negamax(s_beta - 1, s_beta, (depth - 1) / 2, ply, cut);
+                self.singular[p] = None;
+                if self.stopped {
+                    return 0;
+                }
+                if v < s_beta {
+                    singular_ext = 1;
+                    if !pv_node
+                        && v < s_beta - self.p.se_double_margin
+                        && self.double_ext[p] < self.p.se_double_limit
+                    {
+                        singular_ext = 2;
+                    }
+                } else if s_beta >= beta {
+                    return s_beta;
+                } else if tt_value >= beta {
+                    singular_ext = -1;
                 }
             }
 
             let nodes_before = self.nodes;
             self.played[p] = Some(m);
+            self.piece_to[p] = Some(PieceTo::new(us, m));
             self.make(m);
             self.shared.tt.prefetch(self.state.key());
             let gives_check = self.state.in_check();
             searched += 1;
 
-            // Step 11. Check extension.
-            let extension = i32::from(gives_check);
+            // Check extension, unless the singular search extended already.
+            let extension = if singular_ext > 0 || !gives_check {
+                singular_ext
+            } else {
+                1
+            };
+            self.double_ext[p + 1] = self.double_ext[p] + i32::from(extension >= 2);
             let new_depth = depth - 1 + extension;
 
             // Step 12. Principal variation search with late-move reductions.
@@ -669,8 +736,8 @@ impl<'a> Worker<'a> {
             } else {
                 let mut r = 0;
                 if prune
-                    && depth >= LMR_DEPTH
-                    && searched >= LMR_MOVES + usize::from(pv_node)
+                    && depth >= self.p.lmr_depth
+                    && searched >= self.p.lmr_moves as usize + usize::from(pv_node)
                     && quiet
                 {
                     r = self.lmr[depth.min(63) as usize][searched.min(63)];
@@ -678,7 +745,7 @@ impl<'a> Worker<'a> {
                     r += i32::from(!improving);
                     r += i32::from(cut);
                     r -= i32::from(killer || gives_check);
-                    r -= self.history.quiet(us, m) / 6000;
+                    r -= hist / self.p.lmr_history_divisor;
                     r = r.clamp(0, new_depth - 1);
                 }
                 v = -self.negamax(-alpha - 1, -alpha, new_depth - r, ply + 1, true);
@@ -718,15 +785,21 @@ impl<'a> Worker<'a> {
                         });
                     }
                     if v >= beta {
-                        // Step 14. Cutoff: reward the move, punish the quiets tried before it.
+                        // Step 14. Cutoff: reward the move, punish the moves of its
+                        // kind tried before it (and the captures, when a quiet refuted).
+                        let b = bonus(depth);
                         if quiet {
-                            let b = bonus(depth);
                             self.history.add_killer(p, m);
                             self.history.set_counter(prev, m);
-                            self.history.update_quiet(us, m, b);
+                            self.history.update_quiet_all(us, m, &conts, b);
                             for &q in &quiets_tried {
-                                self.history.update_quiet(us, q, -b);
+                                self.history.update_quiet_all(us, q, &conts, -b);
                             }
+                        } else {
+                            self.history.update_capture(us, m, b);
+                        }
+                        for &c in &noisy_tried {
+                            self.history.update_capture(us, c, -b);
                         }
                         break;
                     }
@@ -734,11 +807,17 @@ impl<'a> Worker<'a> {
             }
             if quiet {
                 let _ = quiets_tried.try_push(m);
+            } else {
+                let _ = noisy_tried.try_push(m);
             }
         }
 
-        // Step 15. Checkmate or stalemate.
+        // Step 15. Checkmate or stalemate (or, in a singular-extension
+        // search, no move besides the one left out).
         if searched == 0 {
+            if excluded.is_some() {
+                return alpha;
+            }
             if root {
                 return if in_check { mated_in(0) } else { 0 };
             }
@@ -753,17 +832,55 @@ impl<'a> Worker<'a> {
         } else {
             Bound::Upper
         };
-        if !root || (self.excluded.is_empty() && self.shared.limits.searchmoves.is_empty()) {
+        if excluded.is_none()
+            && (!root || (self.excluded.is_empty() && self.shared.limits.searchmoves.is_empty()))
+        {
             self.shared.tt.store(
                 key,
                 best_move.map_or(0, moves::pack),
                 value_to_tt(best, ply),
-                eval,
+                raw_eval,
                 depth,
                 bound,
             );
         }
+
+        // Step 17. Correction history: learn the static evaluation's error
+        // from a quiet result that the bound makes informative.
+        if !in_check
+            && excluded.is_none()
+            && best_move.is_none_or(|m| !is_noisy(m))
+            && !is_mate(best)
+            && !(bound == Bound::Lower && best <= eval)
+            && !(bound == Bound::Upper && best >= eval)
+        {
+            let pos = self.state.pos();
+            self.history
+                .correction
+                .update(pos.board(), pos.turn(), depth, best, raw_eval);
+        }
         best
+    }
+
+    /// A static evaluation plus the correction history's correction (kept
+    /// out of the mate range); `NONE` stays `NONE`.
+    #[inline]
+    fn corrected(&self, raw: i32) -> i32 {
+        if raw == NONE {
+            return NONE;
+        }
+        let pos = self.state.pos();
+        let c = self.history.correction.correction(pos.board(), pos.turn());
+        (raw + c).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
+    /// The continuation-history keys of the two moves before ply `p`.
+    #[inline]
+    fn continuations(&self, p: usize) -> Continuations {
+        [
+            p.checked_sub(1).and_then(|i| self.piece_to[i]),
+            p.checked_sub(2).and_then(|i| self.piece_to[i]),
+        ]
     }
 
     /// Whether the side to move has a piece other than pawns and king
@@ -809,6 +926,7 @@ pub fn search(
         halt: &halt,
         limits,
         net: options.net.clone(),
+        params: options.params,
     };
     let result = std::thread::scope(|scope| {
         for i in 1..options.threads.max(1) {
@@ -837,6 +955,7 @@ struct Owned {
     halt: AtomicBool,
     limits: Limits,
     net: Option<Arc<Network>>,
+    params: Params,
     start: Start,
 }
 
@@ -849,6 +968,7 @@ impl Owned {
             halt: &self.halt,
             limits: &self.limits,
             net: self.net.clone(),
+            params: self.params,
         }
     }
 }
@@ -879,6 +999,7 @@ pub fn search_with_pool(
         halt: AtomicBool::new(false),
         limits: limits.clone(),
         net: options.net.clone(),
+        params: options.params,
         start,
     });
     for i in 1..pool.len() {
@@ -1136,9 +1257,9 @@ fn aspiration(
     multipv: usize,
     reporter: &dyn Reporter,
 ) -> Option<RootLine> {
-    let mut delta = ASPIRATION_DELTA;
+    let mut delta = w.p.aspiration_delta;
     let (mut alpha, mut beta) = match prev {
-        Some(s) if depth >= ASPIRATION_DEPTH && !is_mate(s) => {
+        Some(s) if depth >= w.p.aspiration_depth && !is_mate(s) => {
             ((s - delta).max(-INFINITE), (s + delta).min(INFINITE))
         }
         _ => (-INFINITE, INFINITE),

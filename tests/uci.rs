@@ -20,7 +20,15 @@ struct Engine {
 
 impl Engine {
     fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ferrum"))
+        Engine::start_with(&[])
+    }
+
+    /// Starts the engine with these environment variables set.
+    fn start_with(env: &[(&str, &str)]) -> Engine {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ferrum"));
+        // A tester's own FERRUM_TUNE must not change what the tests see.
+        command.env_remove("FERRUM_TUNE").envs(env.iter().copied());
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -777,4 +785,58 @@ fn eval_file_loads_good_nets_and_refuses_bad_ones() {
     assert_eq!(nnue_line(&mut e), "");
     e.quit();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Nodes of the last `info` line with a node count.
+fn last_nodes(lines: &[String]) -> u64 {
+    lines
+        .iter()
+        .rev()
+        .find_map(|l| {
+            let mut words = l.split_whitespace();
+            words.find(|w| *w == "nodes")?;
+            words.next()?.parse().ok()
+        })
+        .expect("an info line with nodes")
+}
+
+/// The search parameters are UCI options only when tuning is asked for,
+/// their ranges are enforced, and a value set reaches the search.
+#[test]
+fn search_parameters_are_options_when_tuning() {
+    if !cfg!(feature = "tune") {
+        let mut e = Engine::start();
+        e.send("uci");
+        let lines = e.until("uciok");
+        assert!(!lines.iter().any(|l| l.contains("rfp_margin")), "{lines:?}");
+        e.send("quit");
+    }
+    let mut e = Engine::start_with(&[("FERRUM_TUNE", "1")]);
+    e.send("uci");
+    let lines = e.until("uciok");
+    for spec in ferrum::params::SPECS {
+        let want = format!(
+            "option name {} type spin default {} min {} max {}",
+            spec.name, spec.default, spec.min, spec.max
+        );
+        assert!(lines.contains(&want), "{want} not in {lines:?}");
+    }
+    e.send("setoption name rfp_margin value 9999");
+    let lines = e.sync();
+    assert!(lines[0].starts_with("info string error"), "{lines:?}");
+
+    let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8";
+    let mut nodes = Vec::new();
+    for setting in ["", "", "setoption name lmr_base value 200"] {
+        e.send("ucinewgame");
+        if !setting.is_empty() {
+            e.send(setting);
+        }
+        e.send(&format!("position fen {fen}"));
+        e.send("go depth 9");
+        nodes.push(last_nodes(&e.until("bestmove")));
+    }
+    assert_eq!(nodes[0], nodes[1], "the same settings search the same tree");
+    assert_ne!(nodes[0], nodes[2], "lmr_base 200 reaches the search");
+    e.send("quit");
 }
