@@ -598,6 +598,58 @@ impl<'a> Worker<'a> {
                     }
                 }
             }
+
+            // Step 7a. Razoring: far below alpha at low depth, a quiescence
+            // search that also fails low is trusted.
+            if depth <= self.p.razor_depth && eval + self.p.razor_margin * depth < alpha {
+                let v = self.quiescence(alpha, alpha + 1, ply);
+                if self.stopped {
+                    return 0;
+                }
+                if v <= alpha {
+                    return v;
+                }
+            }
+
+            // Step 7b. ProbCut: a good capture that beats beta by a margin in
+            // a reduced search very likely beats beta in a full one.
+            let pc_beta = beta + self.p.probcut_margin;
+            if depth >= self.p.probcut_depth
+                && beta.abs() < MATE_BOUND
+                && !entry.is_some_and(|e| {
+                    e.depth >= depth - 3 && value_from_tt(e.value, ply) < pc_beta
+                })
+            {
+                let mut picker = MovePicker::quiescence(tt_move);
+                let us = self.state.turn();
+                while let Some(m) = picker.next(self.state.pos(), self.history) {
+                    if !see_ge(self.state.pos(), m, pc_beta - eval) {
+                        continue;
+                    }
+                    self.played[p] = Some(m);
+                    self.piece_to[p] = Some(PieceTo::new(us, m));
+                    self.make(m);
+                    let mut v = -self.quiescence(-pc_beta, -pc_beta + 1, ply + 1);
+                    if v >= pc_beta {
+                        v = -self.negamax(-pc_beta, -pc_beta + 1, depth - 4, ply + 1, !cut);
+                    }
+                    self.unmake();
+                    if self.stopped {
+                        return 0;
+                    }
+                    if v >= pc_beta {
+                        self.shared.tt.store(
+                            key,
+                            moves::pack(m),
+                            value_to_tt(v, ply),
+                            raw_eval,
+                            depth - 3,
+                            Bound::Lower,
+                        );
+                        return v;
+                    }
+                }
+            }
         }
 
         // Step 8. Internal iterative reduction: no table move, search shallower
@@ -744,6 +796,7 @@ impl<'a> Worker<'a> {
                     r -= i32::from(pv_node);
                     r += i32::from(!improving);
                     r += i32::from(cut);
+                    r += i32::from(tt_move.is_some_and(is_noisy));
                     r -= i32::from(killer || gives_check);
                     r -= hist / self.p.lmr_history_divisor;
                     r = r.clamp(0, new_depth - 1);
