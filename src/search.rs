@@ -616,9 +616,8 @@ impl<'a> Worker<'a> {
             let pc_beta = beta + self.p.probcut_margin;
             if depth >= self.p.probcut_depth
                 && beta.abs() < MATE_BOUND
-                && !entry.is_some_and(|e| {
-                    e.depth >= depth - 3 && value_from_tt(e.value, ply) < pc_beta
-                })
+                && !entry
+                    .is_some_and(|e| e.depth >= depth - 3 && value_from_tt(e.value, ply) < pc_beta)
             {
                 let mut picker = MovePicker::quiescence(tt_move);
                 let us = self.state.turn();
@@ -790,20 +789,35 @@ impl<'a> Worker<'a> {
                 if prune
                     && depth >= self.p.lmr_depth
                     && searched >= self.p.lmr_moves as usize + usize::from(pv_node)
-                    && quiet
                 {
                     r = self.lmr[depth.min(63) as usize][searched.min(63)];
                     r -= i32::from(pv_node);
-                    r += i32::from(!improving);
                     r += i32::from(cut);
-                    r += i32::from(tt_move.is_some_and(is_noisy));
-                    r -= i32::from(killer || gives_check);
-                    r -= hist / self.p.lmr_history_divisor;
+                    r -= i32::from(gives_check);
+                    if quiet {
+                        r += i32::from(!improving);
+                        r += i32::from(tt_move.is_some_and(is_noisy));
+                        r -= i32::from(killer);
+                        r -= hist / self.p.lmr_history_divisor;
+                    } else {
+                        // Late captures and promotions: less, and less
+                        // still for those that have often refuted here.
+                        r -= 1 + self.history.capture(us, m) / self.p.lmr_capture_divisor;
+                    }
                     r = r.clamp(0, new_depth - 1);
                 }
-                v = -self.negamax(-alpha - 1, -alpha, new_depth - r, ply + 1, true);
+                let mut new_depth = new_depth;
+                let reduced = new_depth - r;
+                v = -self.negamax(-alpha - 1, -alpha, reduced, ply + 1, true);
                 if v > alpha && r > 0 {
-                    v = -self.negamax(-alpha - 1, -alpha, new_depth, ply + 1, !cut);
+                    // A reduced search that beat alpha by far is re-searched
+                    // deeper, one that barely did shallower.
+                    let deeper = v > best + self.p.lmr_deeper_margin + 2 * new_depth;
+                    let shallower = v < best + self.p.lmr_shallower_margin;
+                    new_depth += i32::from(deeper) - i32::from(shallower);
+                    if new_depth > reduced {
+                        v = -self.negamax(-alpha - 1, -alpha, new_depth, ply + 1, !cut);
+                    }
                 }
                 if v > alpha && pv_node {
                     v = -self.negamax(-beta, -alpha, new_depth, ply + 1, false);
