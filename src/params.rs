@@ -75,6 +75,12 @@ params! {
     nmp_base = 3, 1..=6;
     nmp_divisor = 4, 2..=8;
     nmp_eval_divisor = 200, 50..=500;
+    /// Razoring: the deepest node and the margin per ply below alpha.
+    razor_depth = 3, 0..=6;
+    razor_margin = 250, 50..=600;
+    /// ProbCut: the shallowest node and the margin above beta.
+    probcut_depth = 5, 3..=10;
+    probcut_margin = 200, 50..=500;
     /// Late-move reductions: the shallowest node, the first move number
     /// reduced, the table's base and divisor (both in hundredths), and one
     /// ply less per this much quiet history (butterfly plus continuation).
@@ -83,6 +89,13 @@ params! {
     lmr_base = 75, 0..=200;
     lmr_divisor = 225, 100..=400;
     lmr_history_divisor = 8192, 2048..=32768;
+    /// Late-move reductions of noisy moves: one ply less per this much capture history.
+    lmr_capture_divisor = 4096, 1024..=16384;
+    /// Re-search after a reduced search beat alpha: one ply deeper when it
+    /// beat the best value by this margin (plus 2 per ply), one shallower
+    /// when by less than this one.
+    lmr_deeper_margin = 40, 0..=200;
+    lmr_shallower_margin = 10, 0..=100;
     /// Late-move pruning: quiets beyond `lmp_base + depth^2` at shallow depth.
     lmp_depth = 8, 1..=16;
     lmp_base = 3, 0..=10;

@@ -598,6 +598,57 @@ impl<'a> Worker<'a> {
                     }
                 }
             }
+
+            // Step 7a. Razoring: far below alpha at low depth, a quiescence
+            // search that also fails low is trusted.
+            if depth <= self.p.razor_depth && eval + self.p.razor_margin * depth < alpha {
+                let v = self.quiescence(alpha, alpha + 1, ply);
+                if self.stopped {
+                    return 0;
+                }
+                if v <= alpha {
+                    return v;
+                }
+            }
+
+            // Step 7b. ProbCut: a good capture that beats beta by a margin in
+            // a reduced search very likely beats beta in a full one.
+            let pc_beta = beta + self.p.probcut_margin;
+            if depth >= self.p.probcut_depth
+                && beta.abs() < MATE_BOUND
+                && !entry
+                    .is_some_and(|e| e.depth >= depth - 3 && value_from_tt(e.value, ply) < pc_beta)
+            {
+                let mut picker = MovePicker::quiescence(tt_move);
+                let us = self.state.turn();
+                while let Some(m) = picker.next(self.state.pos(), self.history) {
+                    if !see_ge(self.state.pos(), m, pc_beta - eval) {
+                        continue;
+                    }
+                    self.played[p] = Some(m);
+                    self.piece_to[p] = Some(PieceTo::new(us, m));
+                    self.make(m);
+                    let mut v = -self.quiescence(-pc_beta, -pc_beta + 1, ply + 1);
+                    if v >= pc_beta {
+                        v = -self.negamax(-pc_beta, -pc_beta + 1, depth - 4, ply + 1, !cut);
+                    }
+                    self.unmake();
+                    if self.stopped {
+                        return 0;
+                    }
+                    if v >= pc_beta {
+                        self.shared.tt.store(
+                            key,
+                            moves::pack(m),
+                            value_to_tt(v, ply),
+                            raw_eval,
+                            depth - 3,
+                            Bound::Lower,
+                        );
+                        return v;
+                    }
+                }
+            }
         }
 
         // Step 8. Internal iterative reduction: no table move, search shallower
@@ -738,19 +789,35 @@ impl<'a> Worker<'a> {
                 if prune
                     && depth >= self.p.lmr_depth
                     && searched >= self.p.lmr_moves as usize + usize::from(pv_node)
-                    && quiet
                 {
                     r = self.lmr[depth.min(63) as usize][searched.min(63)];
                     r -= i32::from(pv_node);
-                    r += i32::from(!improving);
                     r += i32::from(cut);
-                    r -= i32::from(killer || gives_check);
-                    r -= hist / self.p.lmr_history_divisor;
+                    r -= i32::from(gives_check);
+                    if quiet {
+                        r += i32::from(!improving);
+                        r += i32::from(tt_move.is_some_and(is_noisy));
+                        r -= i32::from(killer);
+                        r -= hist / self.p.lmr_history_divisor;
+                    } else {
+                        // Late captures and promotions: less, and less
+                        // still for those that have often refuted here.
+                        r -= 1 + self.history.capture(us, m) / self.p.lmr_capture_divisor;
+                    }
                     r = r.clamp(0, new_depth - 1);
                 }
-                v = -self.negamax(-alpha - 1, -alpha, new_depth - r, ply + 1, true);
+                let mut new_depth = new_depth;
+                let reduced = new_depth - r;
+                v = -self.negamax(-alpha - 1, -alpha, reduced, ply + 1, true);
                 if v > alpha && r > 0 {
-                    v = -self.negamax(-alpha - 1, -alpha, new_depth, ply + 1, !cut);
+                    // A reduced search that beat alpha by far is re-searched
+                    // deeper, one that barely did shallower.
+                    let deeper = v > best + self.p.lmr_deeper_margin + 2 * new_depth;
+                    let shallower = v < best + self.p.lmr_shallower_margin;
+                    new_depth += i32::from(deeper) - i32::from(shallower);
+                    if new_depth > reduced {
+                        v = -self.negamax(-alpha - 1, -alpha, new_depth, ply + 1, !cut);
+                    }
                 }
                 if v > alpha && pv_node {
                     v = -self.negamax(-beta, -alpha, new_depth, ply + 1, false);
