@@ -271,7 +271,8 @@ impl<'a> Worker<'a> {
     }
 
     /// Counts a node and decides whether to stop: the stop signal for every
-    /// thread, plus the node and time limits for the main thread.
+    /// thread, the node limit (checked every node by the main thread, every
+    /// batch by helpers) and the time limits.
     #[inline]
     fn check_stop(&mut self) -> bool {
         self.nodes += 1;
@@ -299,6 +300,14 @@ impl<'a> Worker<'a> {
             }
             if self.main {
                 self.check_ponderhit();
+            }
+            // Helpers watch the node limit too: with many more threads than
+            // cores the main thread may be off the CPU while they pass it.
+            if let Some(limit) = self.shared.limits.nodes
+                && self.shared.nodes.load(Ordering::Relaxed) >= limit
+            {
+                self.stop_all();
+                return true;
             }
             // Every thread watches the hard limit: with many more threads
             // than cores the main thread may be off the CPU when it passes.
