@@ -379,14 +379,22 @@ pub fn annotate(game: &Game, report: &GameReport) -> Game {
             if let Some(best) = m.better.first() {
                 text.push_str(&format!(" {}. {best} was best.", j.name()));
             }
-            if !m.better_moves.is_empty() {
-                node.variations.insert(
-                    0,
-                    Line {
+            if let Some(&first) = m.better_moves.first() {
+                // A variation already given for the better move (the
+                // annotator's own) is kept as written and put first, not
+                // shadowed by a second line with the same move.
+                let line = match node
+                    .variations
+                    .iter()
+                    .position(|v| v.nodes.first().is_some_and(|n| n.mv == first))
+                {
+                    Some(i) => node.variations.remove(i),
+                    None => Line {
                         comments: Vec::new(),
                         nodes: m.better_moves.iter().map(|&mv| Node::new(mv)).collect(),
                     },
-                );
+                };
+                node.variations.insert(0, line);
             }
         }
         let text = text.trim().to_string();
@@ -441,5 +449,81 @@ mod tests {
         assert_eq!(Eval::Cp(-17).pgn(), "-0.17");
         assert_eq!(Eval::Mate(-3).pgn(), "#-3");
         assert_eq!(strip_eval("good [%eval 0.31] move"), "good move");
+    }
+
+    /// Judges every move of `pgn` a blunder with `better` (UCI) as the line
+    /// that was best before the move of ply `at` (1-based).
+    fn annotate_with(pgn: &str, at: usize, better: &[&str]) -> Game {
+        let game = crate::pgn::read_games(pgn.as_bytes())
+            .unwrap()
+            .remove(0)
+            .unwrap();
+        let mut pos = game.start.clone();
+        let mut moves = Vec::new();
+        for (i, node) in game.mainline.nodes.iter().enumerate() {
+            let mut better_moves = Vec::new();
+            if i + 1 == at {
+                let mut p = pos.clone();
+                for uci in better {
+                    let mv = uci
+                        .parse::<shakmaty::uci::UciMove>()
+                        .unwrap()
+                        .to_move(&p)
+                        .unwrap();
+                    p.play_unchecked(mv);
+                    better_moves.push(mv);
+                }
+            }
+            moves.push(MoveReport {
+                ply: i + 1,
+                san: String::new(),
+                mover: String::new(),
+                eval: Eval::Cp(0),
+                cp_loss: 0,
+                win_drop: 0.0,
+                accuracy: 100.0,
+                judgement: (i + 1 == at).then_some(Judgement::Blunder),
+                better: better.iter().map(|s| s.to_string()).collect(),
+                better_moves,
+            });
+            pos.play_unchecked(node.mv);
+        }
+        let report = GameReport {
+            number: 1,
+            white: PlayerSummary::default(),
+            black: PlayerSummary::default(),
+            moves,
+            start_eval: Eval::Cp(0),
+        };
+        annotate(&game, &report)
+    }
+
+    #[test]
+    fn better_line_goes_first_and_never_duplicates_a_given_variation() {
+        let pgn = "1. e4 e5 2. Nf3 Qg5 (2... d6 {Philidor} 3. d4) (2... Nc6) *";
+        // The engine's line starts with a move the annotator already gave:
+        // that variation, comment and all, comes first, once.
+        let out = annotate_with(pgn, 4, &["d7d6", "d2d4", "e5d4"]);
+        let vars = &out.mainline.nodes[3].variations;
+        assert_eq!(vars.len(), 2);
+        assert_eq!(vars[0].nodes.len(), 2);
+        assert_eq!(vars[0].nodes[0].comments, vec!["Philidor".to_string()]);
+        assert_eq!(vars[1].nodes[0].mv.to_string(), "Nb8-c6");
+        assert!(out.mainline.nodes[3].nags.contains(&4));
+        // A new better move is added in front of the given ones.
+        let out = annotate_with(pgn, 4, &["b8c6", "f1b5"]);
+        let vars = &out.mainline.nodes[3].variations;
+        assert_eq!(vars.len(), 2);
+        assert_eq!(
+            vars[0].nodes.len(),
+            1,
+            "the given 2... Nc6 is kept as written"
+        );
+        let out = annotate_with(pgn, 4, &["g8f6", "f3e5"]);
+        let vars = &out.mainline.nodes[3].variations;
+        assert_eq!(vars.len(), 3);
+        assert_eq!(vars[0].nodes.len(), 2);
+        assert!(vars[0].nodes[0].comments.is_empty());
+        assert_eq!(vars[1].nodes[0].comments, vec!["Philidor".to_string()]);
     }
 }
