@@ -6,6 +6,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
+use ferrum::nnue::network::DEFAULT_NAME as DEFAULT_NET;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Position};
@@ -168,6 +169,7 @@ fn handshake_lists_every_option() {
     let lines = e.until("uciok");
     assert!(lines[0].starts_with("id name Ferrum "));
     assert!(lines.iter().any(|l| l.starts_with("id author ")));
+    let eval_file = format!("option name EvalFile type string default {DEFAULT_NET}");
     for opt in [
         "option name Hash type spin default 16 min 1 max 32768",
         "option name Threads type spin default 1 min 1 max 256",
@@ -176,7 +178,7 @@ fn handshake_lists_every_option() {
         "option name Move Overhead type spin default 10 min 0 max 5000",
         "option name UCI_Chess960 type check default false",
         "option name Use NNUE type check default true",
-        "option name EvalFile type string default ferrum-n2.nnue",
+        eval_file.as_str(),
         "option name UCI_LimitStrength type check default false",
         "option name UCI_Elo type spin default 1500 min 1350 max 2400",
         "option name Skill Level type spin default 20 min 0 max 20",
@@ -750,7 +752,10 @@ fn eval_file_loads_good_nets_and_refuses_bad_ones() {
     let mut e = Engine::start();
     e.send("position fen r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
     let embedded = nnue_line(&mut e);
-    assert!(embedded.ends_with("[ferrum-n2.nnue]"), "{embedded}");
+    assert!(
+        embedded.ends_with(&format!("[{DEFAULT_NET}]")),
+        "{embedded}"
+    );
     for bad in [&truncated, &garbage, &dir.join("missing.nnue")] {
         let err = e.assert_error(&format!("setoption name EvalFile value {}", bad.display()));
         assert!(err.contains("EvalFile not loaded"), "{err}");
@@ -778,7 +783,7 @@ fn eval_file_loads_good_nets_and_refuses_bad_ones() {
         "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
         CastlingMode::Standard,
     );
-    e.send("setoption name EvalFile value ferrum-n2.nnue");
+    e.send(&format!("setoption name EvalFile value {DEFAULT_NET}"));
     assert_eq!(nnue_line(&mut e), embedded);
     // Without the net, `eval` shows only the hand-crafted evaluation.
     e.send("setoption name Use NNUE value false");
