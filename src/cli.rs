@@ -149,7 +149,8 @@ struct TrainArgs {
     /// Each epoch's net (`epoch-N.nnue`) and the float checkpoint (`last.ckpt`) go here.
     #[arg(long, default_value = "nets/train")]
     checkpoints: PathBuf,
-    /// Continue from a float checkpoint instead of random weights.
+    /// Continue from a float checkpoint (`last.ckpt`) or from a quantised net
+    /// (`.nnue`, such as the shipped one) instead of random weights.
     #[arg(long)]
     resume: Option<PathBuf>,
     /// Full passes over the training data.
@@ -495,7 +496,7 @@ fn run_train(args: &TrainArgs) -> ExitCode {
     let mut net = match &args.resume {
         Some(p) => match std::fs::read(p)
             .map_err(|e| e.to_string())
-            .and_then(|b| FloatNet::from_bytes(&b))
+            .and_then(|b| FloatNet::from_checkpoint_or_net(&b))
         {
             Ok(n) => n,
             Err(e) => {

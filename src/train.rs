@@ -141,6 +141,41 @@ impl FloatNet {
         }
     }
 
+    /// The float net that [`FloatNet::quantise`] turns into `net` (to within
+    /// half a quantisation step), so a shipped net can be trained further
+    /// without its checkpoint.
+    pub fn dequantise(net: &Network) -> FloatNet {
+        let f = |v: i16, scale: i32| f32::from(v) / scale as f32;
+        let mut out = FloatNet::zeros();
+        for (dst, row) in out.ft_w.chunks_exact_mut(HIDDEN).zip(&net.ft_weights) {
+            dst.iter_mut().zip(row).for_each(|(d, &v)| *d = f(v, QA));
+        }
+        out.ft_b
+            .iter_mut()
+            .zip(&net.ft_bias)
+            .for_each(|(d, &v)| *d = f(v, QA));
+        let (us, them) = out.out_w.split_at_mut(HIDDEN);
+        us.iter_mut()
+            .zip(&net.out_weights[0])
+            .for_each(|(d, &v)| *d = f(v, QB));
+        them.iter_mut()
+            .zip(&net.out_weights[1])
+            .for_each(|(d, &v)| *d = f(v, QB));
+        out.out_b = net.out_bias as f32 / (QA * QB) as f32;
+        out.mirror = net.mirror;
+        out
+    }
+
+    /// Reads a float checkpoint ([`FloatNet::to_bytes`]) or, failing that, a
+    /// quantised engine net (dequantised).
+    pub fn from_checkpoint_or_net(bytes: &[u8]) -> Result<FloatNet, String> {
+        if bytes.starts_with(b"FRCK") {
+            FloatNet::from_bytes(bytes)
+        } else {
+            Network::from_bytes(bytes).map(|n| FloatNet::dequantise(&n))
+        }
+    }
+
     /// Raw little-endian floats with a small header, for `--resume`.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = b"FRCK".to_vec();

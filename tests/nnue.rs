@@ -362,6 +362,23 @@ fn net_files_round_trip_and_bad_ones_are_refused() {
 }
 
 #[test]
+fn a_quantised_net_seeds_training_as_itself() {
+    // `ferrum train --resume net.nnue`: the dequantised floats quantise back
+    // to exactly the same net, for a random net and the embedded one.
+    let embedded = default_net().unwrap();
+    for net in [random_net(5, true), (*embedded).clone()] {
+        let bytes = net.to_bytes();
+        let float = FloatNet::from_checkpoint_or_net(&bytes).unwrap();
+        assert_eq!(float.mirror, net.mirror);
+        assert_eq!(float.quantise().to_bytes(), bytes);
+    }
+    // A checkpoint still reads as a checkpoint, and junk is refused.
+    let f = FloatNet::random(6);
+    assert_eq!(FloatNet::from_checkpoint_or_net(&f.to_bytes()).unwrap(), f);
+    assert!(FloatNet::from_checkpoint_or_net(b"junk").is_err());
+}
+
+#[test]
 fn embedded_net_is_colour_symmetric() {
     // The same position with colours swapped evaluates the same for the
     // side to move: the inputs are relative to it.
