@@ -19,6 +19,10 @@ elos=("${@:-1500 2000 2400}")
 book=${BOOK:-../shared/data/openings/noob_3moves.epd}
 stockfish=${STOCKFISH:-/usr/games/stockfish}
 
+# Every level is played even when one match reports a forfeit, an illegal
+# move or a crash (match.py exits 1, whichever engine it was); the script
+# exits 1 at the end then.
+status=0
 for elo in ${elos[@]}; do
   echo "== UCI_Elo $elo: Ferrum vs Stockfish, $games games at $tc"
   pgn=()
@@ -29,5 +33,7 @@ for elo in ${elos[@]}; do
   python3 scripts/match.py \
     --engine "ferrum$elo=$engine;UCI_LimitStrength=true,UCI_Elo=$elo" \
     --engine "sf$elo=$stockfish;UCI_LimitStrength=true,UCI_Elo=$elo" \
-    --book "$book" --tc "$tc" --games "$games" --concurrency "$concurrency" "${pgn[@]}"
+    --book "$book" --tc "$tc" --games "$games" --concurrency "$concurrency" "${pgn[@]}" \
+    || status=1
 done
+exit $status
