@@ -178,7 +178,7 @@ def play_game(a, b, opening, tc, args, stats, rnd):
         node = node.add_variation(m)
         board.push(m)
     game.headers.update({"White": a[0], "Black": b[0], "Round": str(rnd),
-                         "TimeControl": args.tc})
+                         "TimeControl": "-" if args.nodes else args.tc})
     clock = [base, base]
     moves_left = [mtg, mtg]
     result, reason = None, None
@@ -187,9 +187,12 @@ def play_game(a, b, opening, tc, args, stats, rnd):
             side = 0 if board.turn == chess.WHITE else 1
             eng = engines[side]
             mover = (a, b)[side][0]
-            limit = chess.engine.Limit(white_clock=clock[0], black_clock=clock[1],
-                                       white_inc=inc, black_inc=inc,
-                                       remaining_moves=moves_left[side])
+            if args.nodes:
+                limit = chess.engine.Limit(nodes=args.nodes)
+            else:
+                limit = chess.engine.Limit(white_clock=clock[0], black_clock=clock[1],
+                                           white_inc=inc, black_inc=inc,
+                                           remaining_moves=moves_left[side])
             t0 = time.perf_counter()
             try:
                 r = eng.play(board, limit)
@@ -206,6 +209,8 @@ def play_game(a, b, opening, tc, args, stats, rnd):
                 result, reason = (0 if side == 0 else 1), f"time forfeit ({mover}, no move)"
                 break
             used = time.perf_counter() - t0
+            if args.nodes:
+                used = 0.0  # no clock: a node budget a move is the whole limit
             if side == (0 if a[0] == args.focus else 1) and clock[side] > 0:
                 with stats.lock:
                     stats.time_fractions.append(used / clock[side])
@@ -263,7 +268,13 @@ def external_command(tool, args, engines, book_path):
     for name, path, proto, opts in engines:
         cmd += ["-engine", f"cmd={path}", f"name={name}", f"proto={proto}"]
         cmd += [f"option.{k}={v}" for k, v in opts.items()]
-    each = ["-each", f"tc={args.tc}"]
+    if args.nodes:
+        # Both tools take `nodes=N`; cutechess-cli still wants a time control.
+        each = ["-each", f"nodes={args.nodes}"]
+        if not tool.endswith("fastchess"):
+            each.insert(1, "tc=inf")
+    else:
+        each = ["-each", f"tc={args.tc}"]
     if args.margin:
         each.append(f"timemargin={int(args.margin * 1000)}")
     cmd += each
@@ -323,6 +334,9 @@ def main():
                     help="NAME=PATH[:xboard][;Opt=val,...]; give two")
     ap.add_argument("--book", required=True, help="EPD, PGN or zipped EPD of openings")
     ap.add_argument("--tc", default="10+0.1", help="BASE+INC seconds, or MOVES/SECONDS")
+    ap.add_argument("--nodes", type=int, default=0,
+                    help="a fixed node budget a move instead of a clock (--tc is then ignored): "
+                         "a quick, machine-load-proof screen of evaluation changes")
     ap.add_argument("--games", type=int, default=100, help="games (rounded up to pairs)")
     ap.add_argument("--concurrency", type=int, default=1)
     ap.add_argument("--pgn", help="write the games here")
@@ -394,7 +408,8 @@ def main():
 
     n = stats.w + stats.d + stats.l
     score = (stats.w + 0.5 * stats.d) / max(n, 1)
-    print(f"Result of {a[0]} vs {b[0]} ({args.tc}): {n} games")
+    limit_text = f"{args.nodes} nodes a move" if args.nodes else args.tc
+    print(f"Result of {a[0]} vs {b[0]} ({limit_text}): {n} games")
     print(f"  wins {stats.w}  draws {stats.d}  losses {stats.l}  score {score:.3f}")
     print(f"  {stats.elo_text()} (95%, pentanomial {stats.penta})")
     print(f"  time forfeits {stats.forfeits}  illegal moves {stats.illegal}  crashes {stats.crashes}")

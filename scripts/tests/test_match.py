@@ -69,3 +69,33 @@ def test_external_tool_on_path_gets_the_match(tmp_path):
              "--print-cmd"], env=env)
     assert r.stdout.startswith("cutechess-cli -engine"), r.stdout
     assert "proto=xboard" in r.stdout
+
+
+def test_fixed_nodes_games_repeat_exactly(tmp_path):
+    # With a node budget a move and no clock, a single-threaded engine plays
+    # the same game every time: two runs write the same moves.
+    movelists = []
+    for i in range(2):
+        pgn = tmp_path / f"nodes{i}.pgn"
+        r = run(["--engine", f"a={ferrum_path()}", "--engine", f"b={ferrum_path()}", "--book", BOOK,
+                 "--nodes", "800", "--games", "2", "--pgn", str(pgn), "--runner", "python",
+                 "--max-plies", "60"])
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "Result of a vs b (800 nodes a move): 2 games" in r.stdout
+        with open(pgn) as f:
+            games = [chess.pgn.read_game(f), chess.pgn.read_game(f)]
+        assert all(g.headers["TimeControl"] == "-" for g in games)
+        movelists.append([[m.uci() for m in g.mainline_moves()] for g in games])
+    assert movelists[0] == movelists[1]
+    assert all(len(moves) > 0 for moves in movelists[0])
+    # An external tool gets the node budget instead of a time control.
+    fake = tmp_path / "cutechess-cli"
+    log = tmp_path / "cc.txt"
+    fake.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {log}\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    env = dict(os.environ, PATH=f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    r = run(["--engine", ferrum_path(), "--engine", ferrum_path(), "--book", BOOK, "--nodes", "800"],
+            env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    args = log.read_text().split("\n")
+    assert args[args.index("-each") + 1:args.index("-each") + 3] == ["tc=inf", "nodes=800"]
