@@ -180,6 +180,10 @@ struct TrainArgs {
     /// Train a net that mirrors the board left-right when a perspective's king is on files e-h.
     #[arg(long)]
     mirror: bool,
+    /// Give the net 8 output layers chosen by the number of pieces on the board; a resumed
+    /// net with one starts with 8 copies of it (evaluating exactly as before).
+    #[arg(long)]
+    output_buckets: bool,
 }
 
 /// Arguments of `ferrum datagen`.
@@ -509,18 +513,26 @@ fn run_train(args: &TrainArgs) -> ExitCode {
             ..FloatNet::random(args.seed)
         },
     };
+    if args.output_buckets && net.buckets() == 1 {
+        net = net.with_output_buckets();
+    }
     if let Err(e) = std::fs::create_dir_all(&cfg.out_dir) {
         eprintln!("ferrum train: cannot create {}: {e}", cfg.out_dir.display());
         return ExitCode::from(1);
     }
     let (training, validation) = train::split(records, &cfg);
     println!(
-        "{} training and {} held-out positions, {}->{}x2->1 SCReLU{}, {} epochs, batch {}, lr {} -> {}, wdl {}",
+        "{} training and {} held-out positions, {}->{}x2->1 SCReLU{}{}, {} epochs, batch {}, lr {} -> {}, wdl {}",
         training.len(),
         validation.len(),
         crate::nnue::INPUTS,
         crate::nnue::HIDDEN,
         if net.mirror { " (mirrored)" } else { "" },
+        if net.buckets() > 1 {
+            format!(", {} output buckets", net.buckets())
+        } else {
+            String::new()
+        },
         cfg.epochs,
         cfg.batch_size,
         cfg.lr,

@@ -18,30 +18,64 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
-use crate::nnue::{HIDDEN, INPUTS, Network, QA, QB, SCALE, WEIGHT_CLIP, record_features};
+use crate::nnue::{
+    HIDDEN, INPUTS, Network, OUTPUT_BUCKETS, QA, QB, SCALE, WEIGHT_CLIP, output_bucket,
+    record_features,
+};
 
 /// Float weights in the same shape as [`Network`] (feature weights row-major,
-/// one row of `HIDDEN` per input; output weights: side to move, then other).
+/// one row of `HIDDEN` per input; output weights: for each output bucket,
+/// `HIDDEN` for the side to move, then `HIDDEN` for the other side).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatNet {
     pub ft_w: Vec<f32>,
     pub ft_b: Vec<f32>,
     pub out_w: Vec<f32>,
-    pub out_b: f32,
+    /// One bias per output bucket (its length is the bucket count).
+    pub out_b: Vec<f32>,
     /// The net mirrors (see [`crate::nnue::mirrors`]).
     pub mirror: bool,
 }
 
 impl FloatNet {
-    /// All zeros (the shape of a gradient or an optimiser moment).
+    /// All zeros, one output layer.
     pub fn zeros() -> FloatNet {
+        FloatNet::zeros_with(1)
+    }
+
+    /// All zeros with `buckets` output layers.
+    fn zeros_with(buckets: usize) -> FloatNet {
         FloatNet {
             ft_w: vec![0.0; INPUTS * HIDDEN],
             ft_b: vec![0.0; HIDDEN],
-            out_w: vec![0.0; 2 * HIDDEN],
-            out_b: 0.0,
+            out_w: vec![0.0; buckets * 2 * HIDDEN],
+            out_b: vec![0.0; buckets],
             mirror: false,
         }
+    }
+
+    /// All zeros in this net's shape (a gradient or an optimiser moment).
+    pub fn zeros_like(&self) -> FloatNet {
+        FloatNet {
+            mirror: self.mirror,
+            ..FloatNet::zeros_with(self.buckets())
+        }
+    }
+
+    /// Output layers (1, or [`OUTPUT_BUCKETS`]).
+    pub fn buckets(&self) -> usize {
+        self.out_b.len()
+    }
+
+    /// The same net with [`OUTPUT_BUCKETS`] output layers, each a copy of
+    /// this one's first: it evaluates every position exactly as before, and
+    /// training then lets the buckets diverge.
+    pub fn with_output_buckets(mut self) -> FloatNet {
+        let layer = self.out_w[..2 * HIDDEN].to_vec();
+        let bias = self.out_b[0];
+        self.out_w = layer.repeat(OUTPUT_BUCKETS);
+        self.out_b = vec![bias; OUTPUT_BUCKETS];
+        self
     }
 
     /// Uniform in ±1/√fan-in for each layer, from `seed`.
@@ -65,17 +99,12 @@ impl FloatNet {
             &mut self.ft_w,
             &mut self.ft_b,
             &mut self.out_w,
-            std::slice::from_mut(&mut self.out_b),
+            &mut self.out_b,
         ]
     }
 
     fn params(&self) -> [&[f32]; 4] {
-        [
-            &self.ft_w,
-            &self.ft_b,
-            &self.out_w,
-            std::slice::from_ref(&self.out_b),
-        ]
+        [&self.ft_w, &self.ft_b, &self.out_w, &self.out_b]
     }
 
     fn add_assign(&mut self, other: &FloatNet) {
@@ -100,21 +129,26 @@ impl FloatNet {
     }
 
     /// The raw output (centipawns / [`SCALE`]) for the side to move's and the
-    /// other side's inputs.
+    /// other side's inputs (one per piece: their count picks the bucket).
     pub fn forward(&self, stm: &[u16], nstm: &[u16]) -> f32 {
         let mut a = [0.0; HIDDEN];
         let mut b = [0.0; HIDDEN];
         self.accumulate(stm, &mut a);
         self.accumulate(nstm, &mut b);
-        self.output(&a, &b)
+        self.output(&a, &b, self.bucket(stm))
     }
 
-    fn output(&self, a: &[f32; HIDDEN], b: &[f32; HIDDEN]) -> f32 {
-        let (w0, w1) = self.out_w.split_at(HIDDEN);
+    /// The output bucket of a position with these inputs.
+    fn bucket(&self, stm: &[u16]) -> usize {
+        output_bucket(stm.len() as u32, self.buckets())
+    }
+
+    fn output(&self, a: &[f32; HIDDEN], b: &[f32; HIDDEN], bucket: usize) -> f32 {
+        let (w0, w1) = self.out_w[bucket * 2 * HIDDEN..][..2 * HIDDEN].split_at(HIDDEN);
         let dot = |x: &[f32; HIDDEN], w: &[f32]| -> f32 {
             x.iter().zip(w).map(|(&v, &w)| screlu(v) * w).sum()
         };
-        dot(a, w0) + dot(b, w1) + self.out_b
+        dot(a, w0) + dot(b, w1) + self.out_b[bucket]
     }
 
     /// The evaluation of a record for its side to move, in centipawns.
@@ -132,11 +166,16 @@ impl FloatNet {
         Network {
             ft_weights: self.ft_w.chunks_exact(HIDDEN).map(|r| row(r, QA)).collect(),
             ft_bias: row(&self.ft_b, QA),
-            out_weights: [
-                row(&self.out_w[..HIDDEN], QB),
-                row(&self.out_w[HIDDEN..], QB),
-            ],
-            out_bias: (self.out_b * (QA * QB) as f32).round() as i32,
+            out_weights: self
+                .out_w
+                .chunks_exact(2 * HIDDEN)
+                .map(|l| [row(&l[..HIDDEN], QB), row(&l[HIDDEN..], QB)])
+                .collect(),
+            out_bias: self
+                .out_b
+                .iter()
+                .map(|&b| (b * (QA * QB) as f32).round() as i32)
+                .collect(),
             mirror: self.mirror,
         }
     }
@@ -146,7 +185,7 @@ impl FloatNet {
     /// without its checkpoint.
     pub fn dequantise(net: &Network) -> FloatNet {
         let f = |v: i16, scale: i32| f32::from(v) / scale as f32;
-        let mut out = FloatNet::zeros();
+        let mut out = FloatNet::zeros_with(net.out_bias.len());
         for (dst, row) in out.ft_w.chunks_exact_mut(HIDDEN).zip(&net.ft_weights) {
             dst.iter_mut().zip(row).for_each(|(d, &v)| *d = f(v, QA));
         }
@@ -154,14 +193,14 @@ impl FloatNet {
             .iter_mut()
             .zip(&net.ft_bias)
             .for_each(|(d, &v)| *d = f(v, QA));
-        let (us, them) = out.out_w.split_at_mut(HIDDEN);
-        us.iter_mut()
-            .zip(&net.out_weights[0])
-            .for_each(|(d, &v)| *d = f(v, QB));
-        them.iter_mut()
-            .zip(&net.out_weights[1])
-            .for_each(|(d, &v)| *d = f(v, QB));
-        out.out_b = net.out_bias as f32 / (QA * QB) as f32;
+        for (layer, w) in out.out_w.chunks_exact_mut(2 * HIDDEN).zip(&net.out_weights) {
+            let (us, them) = layer.split_at_mut(HIDDEN);
+            us.iter_mut().zip(&w[0]).for_each(|(d, &v)| *d = f(v, QB));
+            them.iter_mut().zip(&w[1]).for_each(|(d, &v)| *d = f(v, QB));
+        }
+        for (d, &b) in out.out_b.iter_mut().zip(&net.out_bias) {
+            *d = b as f32 / (QA * QB) as f32;
+        }
         out.mirror = net.mirror;
         out
     }
@@ -176,10 +215,14 @@ impl FloatNet {
         }
     }
 
-    /// Raw little-endian floats with a small header, for `--resume`.
+    /// Raw little-endian floats with a small header (`FRCK`, then the hidden
+    /// size, the output layers less one in bits 16–23 and the mirror flag in
+    /// bit 31), for `--resume`.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = b"FRCK".to_vec();
-        out.extend_from_slice(&(HIDDEN as u32 | u32::from(self.mirror) << 31).to_le_bytes());
+        let shape =
+            HIDDEN as u32 | ((self.buckets() as u32 - 1) << 16) | u32::from(self.mirror) << 31;
+        out.extend_from_slice(&shape.to_le_bytes());
         for p in self.params() {
             for v in p {
                 out.extend_from_slice(&v.to_le_bytes());
@@ -190,9 +233,17 @@ impl FloatNet {
 
     /// Reads what [`FloatNet::to_bytes`] wrote.
     pub fn from_bytes(bytes: &[u8]) -> Result<FloatNet, String> {
-        let mut net = FloatNet::zeros();
+        if bytes.len() < 8 || &bytes[..4] != b"FRCK" {
+            return Err("not a checkpoint (no FRCK header)".into());
+        }
+        let shape = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
+        let buckets = (shape >> 16 & 0xff) as usize + 1;
+        if buckets != 1 && buckets != OUTPUT_BUCKETS {
+            return Err(format!("checkpoint with {buckets} output layers"));
+        }
+        let mut net = FloatNet::zeros_with(buckets);
         let count: usize = net.params().iter().map(|p| p.len()).sum();
-        if bytes.len() != 8 + 4 * count || &bytes[..4] != b"FRCK" {
+        if bytes.len() != 8 + 4 * count {
             return Err(format!(
                 "not a checkpoint of a {INPUTS}->{HIDDEN} net ({} bytes)",
                 bytes.len()
@@ -206,12 +257,8 @@ impl FloatNet {
                 *v = floats.next().unwrap_or(0.0);
             }
         }
-        let shape = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
-        if shape & 0x7fff_ffff != HIDDEN as u32 {
-            return Err(format!(
-                "checkpoint of a {}-neuron net",
-                shape & 0x7fff_ffff
-            ));
+        if shape & 0xffff != HIDDEN as u32 {
+            return Err(format!("checkpoint of a {}-neuron net", shape & 0xffff));
         }
         net.mirror = shape >> 31 == 1;
         Ok(net)
@@ -244,12 +291,13 @@ fn backprop(net: &FloatNet, stm: &[u16], nstm: &[u16], t: f32, grad: &mut FloatN
     let mut b = [0.0; HIDDEN];
     net.accumulate(stm, &mut a);
     net.accumulate(nstm, &mut b);
-    let p = sigmoid(net.output(&a, &b));
+    let bucket = net.bucket(stm);
+    let p = sigmoid(net.output(&a, &b, bucket));
     let err = p - t;
     let g = 2.0 * err * p * (1.0 - p);
-    grad.out_b += g;
-    let (w0, w1) = net.out_w.split_at(HIDDEN);
-    let (g0, g1) = grad.out_w.split_at_mut(HIDDEN);
+    grad.out_b[bucket] += g;
+    let (w0, w1) = net.out_w[bucket * 2 * HIDDEN..][..2 * HIDDEN].split_at(HIDDEN);
+    let (g0, g1) = grad.out_w[bucket * 2 * HIDDEN..][..2 * HIDDEN].split_at_mut(HIDDEN);
     for (acc, w, gw, feats) in [(&mut a, w0, g0, stm), (&mut b, w1, g1, nstm)] {
         // acc becomes d(loss)/d(hidden sum).
         for i in 0..HIDDEN {
@@ -409,11 +457,11 @@ pub fn train(
     let threads = cfg.threads.max(1);
     let batch = cfg.batch_size.max(1);
     let mut adam = Adam {
-        m: FloatNet::zeros(),
-        v: FloatNet::zeros(),
+        m: net.zeros_like(),
+        v: net.zeros_like(),
         t: 0,
     };
-    let mut grads: Vec<FloatNet> = (0..threads).map(|_| FloatNet::zeros()).collect();
+    let mut grads: Vec<FloatNet> = (0..threads).map(|_| net.zeros_like()).collect();
     let mut rng = StdRng::seed_from_u64(cfg.seed ^ 0x9e37_79b9_7f4a_7c15);
     let batches_per_epoch = train.len().div_ceil(batch).max(1);
     let total_batches = (batches_per_epoch * cfg.epochs).max(1);

@@ -20,8 +20,22 @@ fn random_net(seed: u64, mirror: bool) -> Network {
     f.ft_b
         .iter_mut()
         .for_each(|b| *b = rng.random_range(-0.3..0.3));
-    f.out_b = 0.1;
+    f.out_b = vec![0.1];
     f.quantise()
+}
+
+/// A random net with output buckets, each layer drawn on its own (so that
+/// using the wrong bucket shows).
+fn random_bucketed_net(seed: u64) -> FloatNet {
+    let mut f = FloatNet::random(seed).with_output_buckets();
+    let mut rng = StdRng::seed_from_u64(seed + 7);
+    f.out_w
+        .iter_mut()
+        .for_each(|w| *w = rng.random_range(-0.06..0.06));
+    f.out_b
+        .iter_mut()
+        .for_each(|b| *b = rng.random_range(-0.3..0.3));
+    f
 }
 
 /// What kinds of move the random games went through.
@@ -228,7 +242,7 @@ fn material_records(positions: &[Chess]) -> Vec<ChessBoard> {
 
 /// Trains on material-only labels; returns the net, the loss before and
 /// the reports.
-fn train_material(seed: u64) -> (FloatNet, f64, Vec<train::EpochReport>) {
+fn train_material(seed: u64, buckets: bool) -> (FloatNet, f64, Vec<train::EpochReport>) {
     let data = material_records(&random_positions(12_000, seed));
     let cfg = TrainConfig {
         epochs: 12,
@@ -243,6 +257,9 @@ fn train_material(seed: u64) -> (FloatNet, f64, Vec<train::EpochReport>) {
     };
     let (training, validation) = train::split(data, &cfg);
     let mut net = FloatNet::random(seed);
+    if buckets {
+        net = net.with_output_buckets();
+    }
     let before = train::mean_loss(&net, &validation, cfg.wdl, 2);
     let reports = train::train(&mut net, training, &validation, &cfg, &mut |_, _| {});
     (net, before, reports)
@@ -250,7 +267,7 @@ fn train_material(seed: u64) -> (FloatNet, f64, Vec<train::EpochReport>) {
 
 #[test]
 fn training_learns_material_and_the_quantised_net_agrees() {
-    let (net, before, reports) = train_material(5);
+    let (net, before, reports) = train_material(5, false);
     let after = reports.last().unwrap().validation_loss;
     eprintln!("validation loss {before:.6} -> {after:.6}");
     assert!(after < before * 0.3, "{before} -> {after}");
@@ -316,7 +333,7 @@ fn training_learns_material_and_the_quantised_net_agrees() {
 fn net_files_round_trip_and_bad_ones_are_refused() {
     let net = random_net(3, true);
     let bytes = net.to_bytes();
-    assert_eq!(bytes.len(), network::file_size());
+    assert_eq!(bytes.len(), network::file_size(1));
     let back = Network::from_bytes(&bytes).unwrap();
     assert_eq!(back.to_bytes(), bytes);
 
@@ -359,6 +376,84 @@ fn net_files_round_trip_and_bad_ones_are_refused() {
         assert_eq!(FloatNet::from_bytes(&f.to_bytes()).unwrap(), f);
     }
     assert!(FloatNet::from_bytes(&bytes).is_err());
+
+    // A net with output buckets: its own size, flag bit 1, a round trip;
+    // cut to the size of a one-layer net it is refused.
+    let f = random_bucketed_net(8);
+    let bucketed = f.quantise();
+    let bytes = bucketed.to_bytes();
+    assert_eq!(bytes.len(), network::file_size(8));
+    assert_eq!(u32::from_le_bytes(bytes[16..20].try_into().unwrap()), 2);
+    let back = Network::from_bytes(&bytes).unwrap();
+    assert_eq!(back.out_bias.len(), 8);
+    assert_eq!(back.to_bytes(), bytes);
+    let short = Network::from_bytes(&bytes[..network::file_size(1)]).unwrap_err();
+    assert!(short.contains("8 output layer"), "{short}");
+    assert_eq!(FloatNet::from_bytes(&f.to_bytes()).unwrap(), f);
+    let resumed = FloatNet::from_checkpoint_or_net(&bytes).unwrap();
+    assert_eq!(resumed.quantise().to_bytes(), bytes);
+}
+
+#[test]
+fn a_net_with_output_buckets_learns_material() {
+    let (net, before, reports) = train_material(6, true);
+    let after = reports.last().unwrap().validation_loss;
+    eprintln!("validation loss {before:.6} -> {after:.6}");
+    assert!(after < before * 0.3, "{before} -> {after}");
+    // The buckets were trained apart: they no longer all match the first.
+    let first = &net.out_w[..2 * ferrum::nnue::HIDDEN];
+    let differing = net
+        .out_w
+        .chunks_exact(2 * ferrum::nnue::HIDDEN)
+        .filter(|l| l != &first)
+        .count();
+    assert!(differing >= 5, "{differing}");
+}
+
+#[test]
+fn output_buckets_follow_the_piece_count_alike_in_engine_and_trainer() {
+    // Copying a one-layer net into 8 buckets changes no evaluation.
+    let one = FloatNet::random(13);
+    let eight = one.clone().with_output_buckets();
+    let positions = random_positions(400, 41);
+    let records: Vec<ChessBoard> = positions
+        .iter()
+        .map(|p| {
+            to_record(
+                &Sample {
+                    pos: p.clone(),
+                    score: 0,
+                },
+                0.5,
+            )
+        })
+        .collect();
+    for rec in &records {
+        assert_eq!(one.eval_record(rec), eight.eval_record(rec));
+    }
+    // Buckets drawn at random: the engine's integers (bucket from the
+    // accumulator's piece count, kept incrementally) agree with the
+    // trainer's floats (bucket from the record) on every position, and
+    // the positions cover most buckets.
+    let f = random_bucketed_net(14);
+    let q = Arc::new(f.quantise());
+    let mut buckets = std::collections::HashSet::new();
+    for (p, rec) in positions.iter().zip(&records) {
+        let pieces = p.board().occupied().count() as u32;
+        buckets.insert(ferrum::nnue::output_bucket(pieces, 8));
+        let acc = Accumulator::refresh(&q, p.board());
+        assert_eq!(acc.pieces(), pieces);
+        let float = f.eval_record(rec);
+        let int = q.evaluate(&acc, p.turn()) as f32;
+        assert!(
+            (float - int).abs() <= 12.0 + 0.02 * float.abs(),
+            "{float} {int} with {pieces} pieces"
+        );
+    }
+    assert!(buckets.len() >= 5, "{buckets:?}");
+    assert_eq!(ferrum::nnue::output_bucket(32, 8), 7);
+    assert_eq!(ferrum::nnue::output_bucket(2, 8), 0);
+    assert_eq!(ferrum::nnue::output_bucket(17, 1), 0);
 }
 
 #[test]

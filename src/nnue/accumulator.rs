@@ -14,10 +14,12 @@ use shakmaty::{Board, Chess, Color, Move, Piece, Position, Square};
 use super::{HIDDEN, Network, feature, mirrors, side_index};
 use crate::moves::{Delta, delta};
 
-/// Hidden-layer sums for both perspectives (White's, then Black's).
+/// Hidden-layer sums for both perspectives (White's, then Black's), and the
+/// number of pieces on the board (it picks the output bucket).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Accumulator {
     v: [[i16; HIDDEN]; 2],
+    pieces: u8,
 }
 
 impl Accumulator {
@@ -27,10 +29,17 @@ impl Accumulator {
         &self.v[side_index(perspective)]
     }
 
+    /// Pieces on the board, kings included.
+    #[inline]
+    pub fn pieces(&self) -> u32 {
+        u32::from(self.pieces)
+    }
+
     /// Computes both perspectives from scratch.
     pub fn refresh(net: &Network, board: &Board) -> Accumulator {
         let mut acc = Accumulator {
             v: [net.ft_bias; 2],
+            pieces: board.occupied().count() as u8,
         };
         for c in Color::ALL {
             acc.v[side_index(c)] = refresh_side(net, board, c);
@@ -141,6 +150,8 @@ impl AccumulatorStack {
         let d = delta(us, m);
         let parent = *self.current();
         let mut next = parent;
+        // A capture takes one piece off (a promotion swaps one for another).
+        next.pieces = (parent.pieces as usize + d.add.len()).saturating_sub(d.sub.len()) as u8;
         for c in Color::ALL {
             let mirror = mirrors(self.net.mirror, pos.board().king_of(c));
             if c == us && self.net.mirror && crosses_centre(&d, us) {

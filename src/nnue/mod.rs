@@ -15,7 +15,11 @@
 //! bulletformat record (which stores the side to move as White). A net may
 //! be *mirrored* (a flag in its file): each perspective then also flips the
 //! board left-right whenever its own king stands on files e–h, so that
-//! what is learnt on one wing serves the other.
+//! what is learnt on one wing serves the other. A net may also have
+//! *output buckets* (another flag): [`OUTPUT_BUCKETS`] output layers, the
+//! one used chosen by the number of pieces on the board
+//! ([`output_bucket`]), so that the middlegame and the endgame weigh the
+//! same hidden features differently.
 
 pub mod accumulator;
 pub mod network;
@@ -39,6 +43,20 @@ pub const SCALE: i32 = 400;
 /// Largest weight magnitude the trainer allows (so `QB` × it fits the
 /// output-layer arithmetic and `QA` × it an `i16`).
 pub const WEIGHT_CLIP: f32 = 1.98;
+
+/// Output layers of a net with output buckets (one without has one).
+pub const OUTPUT_BUCKETS: usize = 8;
+
+/// The output layer used for a position with `pieces` pieces on the board
+/// (kings included) by a net with `buckets` output layers (1 or
+/// [`OUTPUT_BUCKETS`]): 2–5 pieces use the first, 30–32 the last.
+#[inline]
+pub fn output_bucket(pieces: u32, buckets: usize) -> usize {
+    if buckets <= 1 {
+        return 0;
+    }
+    (pieces.saturating_sub(2) as usize / 4).min(buckets - 1)
+}
 
 /// Index into `[0, 2)` for a colour, the same order everywhere in this module.
 #[inline]

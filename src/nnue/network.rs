@@ -3,16 +3,19 @@
 //!
 //! File format (little-endian): the magic `FRNN`, then `u32` format
 //! version, input count, hidden size and flags (bit 0: the net mirrors,
-//! see [`super::mirrors`]); then `i16` feature weights
-//! (`INPUTS` rows of `HIDDEN`, × `QA`), `i16` feature biases (× `QA`), `i16`
-//! output weights (`HIDDEN` for the side to move, then `HIDDEN` for the
-//! other side, × `QB`) and one `i32` output bias (× `QA·QB`). Anything else,
-//! a wrong size above all, is refused.
+//! see [`super::mirrors`]; bit 1: it has [`OUTPUT_BUCKETS`] output layers,
+//! see [`super::output_bucket`], else one); then `i16` feature weights
+//! (`INPUTS` rows of `HIDDEN`, × `QA`), `i16` feature biases (× `QA`), for
+//! each output layer `i16` output weights (`HIDDEN` for the side to move,
+//! then `HIDDEN` for the other side, × `QB`), and then each output layer's
+//! `i32` bias (× `QA·QB`). Anything else, a wrong size above all, is refused.
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use super::{Accumulator, HIDDEN, INPUTS, QA, QB, SCALE, WEIGHT_CLIP};
+use super::{
+    Accumulator, HIDDEN, INPUTS, OUTPUT_BUCKETS, QA, QB, SCALE, WEIGHT_CLIP, output_bucket,
+};
 
 /// File magic.
 pub const MAGIC: &[u8; 4] = b"FRNN";
@@ -30,9 +33,11 @@ pub struct Network {
     /// One row of `HIDDEN` per input.
     pub ft_weights: Vec<[i16; HIDDEN]>,
     pub ft_bias: [i16; HIDDEN],
-    /// `[0]` multiplies the side to move's activations, `[1]` the other side's.
-    pub out_weights: [[i16; HIDDEN]; 2],
-    pub out_bias: i32,
+    /// One output layer per bucket (1 or [`OUTPUT_BUCKETS`]): `[0]`
+    /// multiplies the side to move's activations, `[1]` the other side's.
+    pub out_weights: Vec<[[i16; HIDDEN]; 2]>,
+    /// One bias per output layer.
+    pub out_bias: Vec<i32>,
     /// Each perspective mirrors the board left-right when its king is on files e–h.
     pub mirror: bool,
 }
@@ -40,16 +45,27 @@ pub struct Network {
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let m = if self.mirror { ", mirrored" } else { "" };
-        write!(f, "Network({INPUTS}->{HIDDEN}x2->1{m})")
+        let b = self.out_bias.len();
+        let b = if b > 1 {
+            format!(", {b} output buckets")
+        } else {
+            String::new()
+        };
+        write!(f, "Network({INPUTS}->{HIDDEN}x2->1{m}{b})")
     }
 }
 
 /// Header bytes: magic and four `u32`.
 const HEADER: usize = 20;
 
-/// Size in bytes of a file holding a net of this build's shape.
-pub const fn file_size() -> usize {
-    HEADER + 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4
+/// Flag bits of the header.
+const FLAG_MIRROR: u32 = 1;
+const FLAG_BUCKETS: u32 = 2;
+
+/// Size in bytes of a file holding a net of this build's shape with
+/// `buckets` output layers.
+pub const fn file_size(buckets: usize) -> usize {
+    HEADER + 2 * (INPUTS * HIDDEN + HIDDEN) + buckets * (2 * 2 * HIDDEN + 4)
 }
 
 /// Reads little-endian values in order, never past the end.
@@ -99,22 +115,33 @@ impl Network {
                 "network is {inputs}->{hidden}, this build plays {INPUTS}->{HIDDEN}"
             ));
         }
-        if bytes.len() != file_size() {
-            return Err(format!(
-                "network file has {} bytes, a {INPUTS}->{HIDDEN} net has {}",
-                bytes.len(),
-                file_size()
-            ));
-        }
-        if flags > 1 {
+        if flags & !(FLAG_MIRROR | FLAG_BUCKETS) != 0 {
             return Err(format!("unknown network flags {flags:#x}"));
+        }
+        let buckets = if flags & FLAG_BUCKETS != 0 {
+            OUTPUT_BUCKETS
+        } else {
+            1
+        };
+        if bytes.len() != file_size(buckets) {
+            return Err(format!(
+                "network file has {} bytes, a {INPUTS}->{HIDDEN} net with {buckets} output layer(s) has {}",
+                bytes.len(),
+                file_size(buckets)
+            ));
         }
         let ft_weights = (0..INPUTS).map(|_| r.row()).collect();
         let ft_bias = r.row();
-        let out_weights = [r.row(), r.row()];
-        let out_bias = r.i32();
+        let out_weights: Vec<[[i16; HIDDEN]; 2]> =
+            (0..buckets).map(|_| [r.row(), r.row()]).collect();
+        let out_bias = (0..buckets).map(|_| r.i32()).collect();
         let limit = (WEIGHT_CLIP * QB as f32).ceil() as i16;
-        if out_weights.iter().flatten().any(|w| w.abs() > limit) {
+        if out_weights
+            .iter()
+            .flatten()
+            .flatten()
+            .any(|w| w.abs() > limit)
+        {
             return Err(format!(
                 "an output weight is outside ±{limit} (the trainer clips to ±{WEIGHT_CLIP})"
             ));
@@ -124,7 +151,7 @@ impl Network {
             ft_bias,
             out_weights,
             out_bias,
-            mirror: flags & 1 == 1,
+            mirror: flags & FLAG_MIRROR != 0,
         })
     }
 
@@ -136,27 +163,29 @@ impl Network {
 
     /// The file bytes of this net (what [`Network::from_bytes`] reads).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(file_size());
+        let buckets = self.out_bias.len();
+        let mut out = Vec::with_capacity(file_size(buckets));
         out.extend_from_slice(MAGIC);
-        for v in [
-            VERSION,
-            INPUTS as u32,
-            HIDDEN as u32,
-            u32::from(self.mirror),
-        ] {
+        let mut flags = if self.mirror { FLAG_MIRROR } else { 0 };
+        if buckets > 1 {
+            flags |= FLAG_BUCKETS;
+        }
+        for v in [VERSION, INPUTS as u32, HIDDEN as u32, flags] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         let rows = self
             .ft_weights
             .iter()
             .chain(std::iter::once(&self.ft_bias))
-            .chain(self.out_weights.iter());
+            .chain(self.out_weights.iter().flatten());
         for row in rows {
             for v in row {
                 out.extend_from_slice(&v.to_le_bytes());
             }
         }
-        out.extend_from_slice(&self.out_bias.to_le_bytes());
+        for b in &self.out_bias {
+            out.extend_from_slice(&b.to_le_bytes());
+        }
         out
     }
 
@@ -165,9 +194,11 @@ impl Network {
     pub fn evaluate(&self, acc: &Accumulator, stm: shakmaty::Color) -> i32 {
         let us = acc.side(stm);
         let them = acc.side(!stm);
-        let sum = screlu_dot(us, &self.out_weights[0]) + screlu_dot(them, &self.out_weights[1]);
+        let b = output_bucket(acc.pieces(), self.out_bias.len());
+        let w = &self.out_weights[b];
+        let sum = screlu_dot(us, &w[0]) + screlu_dot(them, &w[1]);
         // Activations are × QA², weights × QB: one QA off, then the bias (× QA·QB).
-        let out = sum / i64::from(QA) + i64::from(self.out_bias);
+        let out = sum / i64::from(QA) + i64::from(self.out_bias[b]);
         (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
 }
