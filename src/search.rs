@@ -630,8 +630,16 @@ impl<'a> Worker<'a> {
             {
                 let mut picker = MovePicker::quiescence(tt_move);
                 let us = self.state.turn();
+                // A piece the opponent has just moved, quietly, to where it
+                // can be taken is often a sacrifice with a deeper point (a
+                // quiet threat) that a reduced search does not see: taking
+                // it is left to the full search.
+                let offered = match p.checked_sub(1).and_then(|q| self.played[q]) {
+                    Some(prev) if !prev.is_capture() && !prev.is_promotion() => Some(prev.to()),
+                    _ => None,
+                };
                 while let Some(m) = picker.next(self.state.pos(), self.history) {
-                    if !see_ge(self.state.pos(), m, pc_beta - eval) {
+                    if Some(m.to()) == offered || !see_ge(self.state.pos(), m, pc_beta - eval) {
                         continue;
                     }
                     self.played[p] = Some(m);
