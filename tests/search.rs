@@ -208,7 +208,8 @@ fn win_at_chess_fixed_nodes() {
 /// first #12 search (bench 1198475) solves 258; the second (bench 1147857)
 /// 235: its razoring and ProbCut win games (+41 Elo with the LMR changes)
 /// but cost these tactics (249 without razoring, 246 without ProbCut, 257
-/// without both), which is open work in #12. Net n3 (bench 965027): 233.
+/// without both), which is open work in #12. Net n3 (bench 965027): 233;
+/// with ProbCut sparing quiet sacrifices (bench 930094): 233 again.
 const WAC_SOLVED_AT_100K: usize = 233;
 
 fn score_at_depth(fen: &str, moves: &[&str], depth: i32) -> i32 {
