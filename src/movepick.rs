@@ -13,6 +13,7 @@
 //! In quiescence search (not in check) only stages 1 and 2 run, and losing
 //! captures are dropped.
 
+use arrayvec::ArrayVec;
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
 
 use crate::eval::piece_value;
@@ -55,10 +56,13 @@ pub struct MovePicker {
     refutations: [Option<Move>; 3],
     conts: Continuations,
     moves: MoveList,
-    scores: [i32; 256],
+    /// Order scores, one per move of `moves`.
+    scores: ArrayVec<i32, 256>,
     noisy_end: usize,
     cur: usize,
-    bad: MoveList,
+    /// Captures put aside in stage 2 are moved to `moves[..bad_end]`
+    /// (over moves already handed out), in the order they were found.
+    bad_end: usize,
     bad_cur: usize,
     /// Quiescence mode: only good noisy moves.
     quiescence: bool,
@@ -80,10 +84,10 @@ impl MovePicker {
             refutations: [killers[0], killers[1], counter],
             conts,
             moves: MoveList::new(),
-            scores: [0; 256],
+            scores: ArrayVec::new(),
             noisy_end: 0,
             cur: 0,
-            bad: MoveList::new(),
+            bad_end: 0,
             bad_cur: 0,
             quiescence: false,
             skip_quiets: false,
@@ -121,7 +125,9 @@ impl MovePicker {
                         }
                         if !see_ge(pos, m, 0) {
                             if !self.quiescence {
-                                self.bad.push(m);
+                                // `m` sits at `cur - 1`, at or after `bad_end`.
+                                self.moves[self.bad_end] = m;
+                                self.bad_end += 1;
                             }
                             continue;
                         }
@@ -172,9 +178,9 @@ impl MovePicker {
                     self.stage = Stage::BadNoisy;
                 }
                 Stage::BadNoisy => {
-                    if self.bad_cur < self.bad.len() {
+                    if self.bad_cur < self.bad_end {
                         self.bad_cur += 1;
-                        return Some(self.bad[self.bad_cur - 1]);
+                        return Some(self.moves[self.bad_cur - 1]);
                     }
                     self.stage = Stage::Done;
                 }
@@ -187,15 +193,19 @@ impl MovePicker {
     fn generate(&mut self, pos: &Chess, history: &History) {
         let all = pos.legal_moves();
         self.moves.clear();
+        self.scores.clear();
         let color = pos.turn();
         for &m in all.iter().filter(|&&m| is_noisy(m)) {
-            self.scores[self.moves.len()] = noisy_score(m, color, history);
+            self.scores.push(noisy_score(m, color, history));
             self.moves.push(m);
         }
         self.noisy_end = self.moves.len();
         if !self.quiescence || pos.is_check() {
-            self.moves
-                .extend(all.iter().copied().filter(|&m| !is_noisy(m)));
+            for &m in all.iter().filter(|&&m| !is_noisy(m)) {
+                // Scored when the quiet stage comes (`score_quiets`).
+                self.scores.push(0);
+                self.moves.push(m);
+            }
             if self.quiescence {
                 // Evasions in quiescence: every move is needed.
                 self.quiescence = false;
@@ -214,10 +224,13 @@ impl MovePicker {
     /// Selection step: swaps the best-scored move of `cur..end` to `cur`
     /// and returns it.
     fn pick(&mut self, end: usize) -> Move {
+        // The first best score (ties go to the earlier move).
         let mut best = self.cur;
-        for i in self.cur + 1..end {
-            if self.scores[i] > self.scores[best] {
-                best = i;
+        let mut best_score = self.scores[self.cur];
+        for (i, &s) in self.scores[self.cur + 1..end].iter().enumerate() {
+            if s > best_score {
+                best_score = s;
+                best = self.cur + 1 + i;
             }
         }
         self.moves.swap(self.cur, best);

@@ -387,10 +387,15 @@ impl<'a> Worker<'a> {
     /// Plays `m` on the position and the accumulators.
     #[inline]
     fn make(&mut self, m: Move) {
-        if let Some(acc) = &mut self.nnue {
-            acc.push(self.state.pos(), m);
-        }
         self.state.play(m);
+        // Ask for the child's table entry now: the accumulator update below
+        // hides some of the memory latency.
+        self.shared.tt.prefetch(self.state.key());
+        if let Some(acc) = &mut self.nnue
+            && let Some(before) = self.state.previous_pos()
+        {
+            acc.push(before, m);
+        }
     }
 
     /// Takes back the last [`make`](Self::make).
@@ -784,7 +789,6 @@ impl<'a> Worker<'a> {
             self.played[p] = Some(m);
             self.piece_to[p] = Some(PieceTo::new(us, m));
             self.make(m);
-            self.shared.tt.prefetch(self.state.key());
             let gives_check = self.state.in_check();
             searched += 1;
 

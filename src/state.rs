@@ -63,6 +63,12 @@ impl GameState {
         &self.pos
     }
 
+    /// The position before the last move played, if one was.
+    #[inline]
+    pub fn previous_pos(&self) -> Option<&Chess> {
+        self.undo.last().map(|u| &u.pos)
+    }
+
     /// The Zobrist key of the current position.
     #[inline]
     pub fn key(&self) -> u64 {

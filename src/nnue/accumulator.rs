@@ -148,8 +148,13 @@ impl AccumulatorStack {
     pub fn push(&mut self, pos: &Chess, m: Move) {
         let us = pos.turn();
         let d = delta(us, m);
-        let parent = *self.current();
-        let mut next = parent;
+        // The child starts as a copy of its parent, written in place on the
+        // stack (the accumulators are hundreds of bytes: no copies beyond this one).
+        let top = self.stack.len() - 1;
+        self.stack.push(self.stack[top]);
+        let (below, above) = self.stack.split_at_mut(top + 1);
+        let parent = &below[top];
+        let next = &mut above[0];
         // A capture takes one piece off (a promotion swaps one for another).
         next.pieces = (parent.pieces as usize + d.add.len()).saturating_sub(d.sub.len()) as u8;
         for c in Color::ALL {
@@ -173,7 +178,6 @@ impl AccumulatorStack {
             let i = side_index(c);
             apply(&mut next.v[i], &parent.v[i], &rows(&d.add), &rows(&d.sub));
         }
-        self.stack.push(next);
     }
 
     /// Returns to the position before the last [`push`](Self::push).
