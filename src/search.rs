@@ -951,13 +951,16 @@ impl<'a> Worker<'a> {
     }
 
     /// A static evaluation plus the correction history's correction (kept
-    /// out of the mate range); `NONE` stays `NONE`.
+    /// out of the mate range); `NONE` stays `NONE`, and so does the
+    /// evaluation of a position with a lone king.
     #[inline]
     fn corrected(&self, raw: i32) -> i32 {
-        if raw == NONE {
-            return NONE;
-        }
         let pos = self.state.pos();
+        // Against a lone king the mop-up evaluation's small steps drive the
+        // mate; a correction would drown them.
+        if raw == NONE || lone_king(pos.board()) {
+            return raw;
+        }
         let c = self.history.correction.correction(pos.board(), pos.turn());
         (raw + c).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
