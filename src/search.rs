@@ -460,12 +460,16 @@ impl<'a> Worker<'a> {
         while let Some(m) = picker.next(self.state.pos(), self.history) {
             legal += 1;
             // Delta pruning: even winning the piece cannot reach alpha.
-            if !in_check
-                && m.promotion().is_none()
-                && stand_pat + m.capture().map_or(0, crate::eval::piece_value) + self.p.delta_margin
-                    <= alpha
-            {
-                continue;
+            if !in_check && m.promotion().is_none() {
+                let futile = stand_pat
+                    + m.capture().map_or(0, crate::eval::piece_value)
+                    + self.p.delta_margin;
+                if futile <= alpha {
+                    // The move is taken to be worth at most `futile`: a
+                    // fail-soft bound must not claim less.
+                    best = best.max(futile);
+                    continue;
+                }
             }
             self.make(m);
             let v = -self.quiescence(-beta, -alpha, ply + 1);
@@ -581,12 +585,28 @@ impl<'a> Worker<'a> {
         // A mate search (`go mate`) prunes nothing forward: it must prove the shortest mate.
         let prune = self.shared.limits.mate.is_none();
         if prune && !pv_node && !in_check && excluded.is_none() {
-            // Step 6. Reverse futility pruning: far above beta at low depth.
+            // Step 6. Reverse futility pruning: far above beta at low depth,
+            // judged on the table value where it bounds the static
+            // evaluation on the side that matters (a lower bound above it,
+            // an upper bound below it), as the better estimate.
+            let rfp_eval = entry.map_or(eval, |e| {
+                let v = value_from_tt(e.value, ply);
+                let fits = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => v > eval,
+                    Bound::Upper => v < eval,
+                };
+                if fits && v.abs() < MATE_BOUND {
+                    v
+                } else {
+                    eval
+                }
+            });
             if depth <= self.p.rfp_depth
-                && eval - self.p.rfp_margin * (depth - i32::from(improving)) >= beta
-                && eval < MATE_BOUND
+                && rfp_eval - self.p.rfp_margin * (depth - i32::from(improving)) >= beta
+                && rfp_eval < MATE_BOUND
             {
-                return eval;
+                return rfp_eval;
             }
 
             // Step 7. Null-move pruning: passing still fails high.
@@ -722,9 +742,10 @@ impl<'a> Worker<'a> {
                         continue;
                     }
                     // Futility pruning.
-                    if depth <= self.p.futility_depth
-                        && eval + self.p.futility_base + self.p.futility_margin * depth <= alpha
-                    {
+                    let futile = eval + self.p.futility_base + self.p.futility_margin * depth;
+                    if depth <= self.p.futility_depth && futile <= alpha {
+                        // As in quiescence: the bound returned covers the pruned move.
+                        best = best.max(futile);
                         continue;
                     }
                     // History pruning: quiets that have failed here again and again.
