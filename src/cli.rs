@@ -272,6 +272,11 @@ struct EpdArgs {
     /// Mate length for positions without a `dm`, `bm` or `am` (plain-FEN mate files).
     #[arg(long, value_parser = clap::value_parser!(i32).range(1..=100))]
     dm: Option<i32>,
+    /// Set a search parameter for the run, NAME=VALUE (repeatable; the names and
+    /// ranges are those `ferrum spsa` lists), to measure a change on a suite
+    /// without a rebuild.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
     /// Write the results as JSON on stdout instead of text.
     #[arg(long, conflicts_with = "csv")]
     json: bool,
@@ -711,10 +716,28 @@ fn run_epd(args: &EpdArgs) -> ExitCode {
         eprintln!("ferrum epd: cannot allocate a {} MB hash table", args.hash);
         return ExitCode::from(1);
     };
+    let mut params = crate::params::Params::default();
+    for p in &args.params {
+        let set = p
+            .split_once('=')
+            .ok_or_else(|| format!("--param {p}: expected NAME=VALUE"))
+            .and_then(|(name, value)| {
+                let v = value
+                    .trim()
+                    .parse::<i32>()
+                    .map_err(|e| format!("--param {p}: {e}"))?;
+                params.set(name.trim(), v)
+            });
+        if let Err(e) = set {
+            eprintln!("ferrum epd: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let config = SuiteConfig {
         limits: args.search.limits(),
         threads: args.search.threads as usize,
         default_mate: args.dm,
+        params,
     };
     let text = !args.json && !args.csv;
     let total: usize = suites.iter().map(|s| s.records.len()).sum();

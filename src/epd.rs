@@ -9,6 +9,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Move, Position};
 
 use crate::fen::parse_fen;
+use crate::params::Params;
 use crate::score::{MATE, MATE_BOUND};
 use crate::search::{Info, Limits, Reporter, SearchOptions, Signals, search};
 use crate::state::GameState;
@@ -253,12 +254,14 @@ impl Reporter for Tracker<'_> {
     }
 }
 
-/// Solves one record with `limits` on `threads` threads. The table is
-/// cleared first, so each record is searched as if alone.
+/// Solves one record with `limits` on `threads` threads and the search
+/// parameters `params`. The table is cleared first, so each record is
+/// searched as if alone.
 pub fn solve(
     rec: &EpdRecord,
     limits: &Limits,
     threads: usize,
+    params: &Params,
     tt: &TranspositionTable,
 ) -> Solution {
     tt.clear();
@@ -267,6 +270,7 @@ pub fn solve(
     let options = SearchOptions {
         threads,
         move_overhead: 0,
+        params: *params,
         ..SearchOptions::default()
     };
     let tracker = Tracker {

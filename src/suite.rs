@@ -13,6 +13,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::{Move, Position};
 
 use crate::epd::{EpdRecord, parse_text, solve};
+use crate::params::Params;
 use crate::score;
 use crate::search::Limits;
 use crate::tt::TranspositionTable;
@@ -51,6 +52,8 @@ pub struct SuiteConfig {
     pub threads: usize,
     /// Mate length for records without `dm` (for plain-FEN mate files).
     pub default_mate: Option<i32>,
+    /// The search parameters (the defaults unless a tuner sets them).
+    pub params: Params,
 }
 
 /// The result for one position, as reported and serialised.
@@ -129,7 +132,7 @@ pub fn run_record(
     let mut limits = config.limits.clone();
     // A mate record is done once a short enough mate is proven.
     limits.mate = rec.mate.or(limits.mate);
-    let s = solve(&rec, &limits, config.threads, tt);
+    let s = solve(&rec, &limits, config.threads, &config.params, tt);
     let mode = rec.pos.castles().mode();
     PositionResult {
         suite: suite.to_string(),

@@ -212,3 +212,41 @@ fn eval_prints_every_group_and_a_symmetric_total() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("invalid FEN"), "{}", stderr(&bad));
 }
+
+#[test]
+fn epd_param_sets_a_search_parameter_or_is_refused() {
+    let path = common::data("cli_suite.epd");
+    let p = path.to_str().unwrap();
+    let nodes = |extra: &[&str]| -> u64 {
+        let mut args = vec!["epd", p, "--depth", "7", "--json"];
+        args.extend_from_slice(extra);
+        let o = ferrum(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["nodes"].as_u64().unwrap())
+            .sum()
+    };
+    // Without late-move pruning the same depths take more nodes.
+    let default = nodes(&[]);
+    assert_eq!(nodes(&[]), default, "a fixed-depth run is repeatable");
+    assert!(nodes(&["--param", "lmp_depth=1", "--param", "futility_depth=1"]) > default);
+
+    for (bad, why) in [
+        (
+            "no_such_param=3",
+            "unknown search parameter 'no_such_param'",
+        ),
+        ("razor_margin=9999", "out of range"),
+        ("razor_margin", "expected NAME=VALUE"),
+        ("razor_margin=x", "--param razor_margin=x"),
+    ] {
+        let o = ferrum(&["epd", p, "--depth", "2", "--param", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains(why), "{bad}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{bad}: nothing is searched");
+    }
+}

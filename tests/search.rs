@@ -196,7 +196,7 @@ fn win_at_chess_fixed_nodes() {
     let tt = TranspositionTable::new(16);
     let solved = records
         .iter()
-        .filter(|r| solve(r, &limits, 1, &tt).solved)
+        .filter(|r| solve(r, &limits, 1, &ferrum::params::Params::default(), &tt).solved)
         .count();
     println!("WAC solved at 100k nodes: {solved}/300");
     assert!(solved >= WAC_SOLVED_AT_100K, "solved {solved}");
