@@ -75,9 +75,6 @@ params! {
     nmp_base = 3, 1..=6;
     nmp_divisor = 4, 2..=8;
     nmp_eval_divisor = 200, 50..=500;
-    /// Razoring: the deepest node and the margin per ply below alpha.
-    razor_depth = 3, 0..=6;
-    razor_margin = 250, 50..=600;
     /// ProbCut: the shallowest node and the margin above beta.
     probcut_depth = 5, 3..=10;
     probcut_margin = 200, 50..=500;

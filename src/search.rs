@@ -633,19 +633,7 @@ impl<'a> Worker<'a> {
                 }
             }
 
-            // Step 7a. Razoring: far below alpha at low depth, a quiescence
-            // search that also fails low is trusted.
-            if depth <= self.p.razor_depth && eval + self.p.razor_margin * depth < alpha {
-                let v = self.quiescence(alpha, alpha + 1, ply);
-                if self.stopped {
-                    return 0;
-                }
-                if v <= alpha {
-                    return v;
-                }
-            }
-
-            // Step 7b. ProbCut: a good capture that beats beta by a margin in
+            // Step 7a. ProbCut: a good capture that beats beta by a margin in
             // a reduced search very likely beats beta in a full one.
             let pc_beta = beta + self.p.probcut_margin;
             if depth >= self.p.probcut_depth
