@@ -75,9 +75,6 @@ params! {
     nmp_base = 3, 1..=6;
     nmp_divisor = 4, 2..=8;
     nmp_eval_divisor = 200, 50..=500;
-    /// ProbCut: the shallowest node and the margin above beta.
-    probcut_depth = 5, 3..=10;
-    probcut_margin = 200, 50..=500;
     /// Late-move reductions: the shallowest node, the first move number
     /// reduced, the table's base and divisor (both in hundredths), and one
     /// ply less per this much quiet history (butterfly plus continuation).

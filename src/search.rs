@@ -632,53 +632,6 @@ impl<'a> Worker<'a> {
                     }
                 }
             }
-
-            // Step 7a. ProbCut: a good capture that beats beta by a margin in
-            // a reduced search very likely beats beta in a full one.
-            let pc_beta = beta + self.p.probcut_margin;
-            if depth >= self.p.probcut_depth
-                && beta.abs() < MATE_BOUND
-                && !entry
-                    .is_some_and(|e| e.depth >= depth - 3 && value_from_tt(e.value, ply) < pc_beta)
-            {
-                let mut picker = MovePicker::quiescence(tt_move);
-                let us = self.state.turn();
-                // A piece the opponent has just moved, quietly, to where it
-                // can be taken is often a sacrifice with a deeper point (a
-                // quiet threat) that a reduced search does not see: taking
-                // it is left to the full search.
-                let offered = match p.checked_sub(1).and_then(|q| self.played[q]) {
-                    Some(prev) if !prev.is_capture() && !prev.is_promotion() => Some(prev.to()),
-                    _ => None,
-                };
-                while let Some(m) = picker.next(self.state.pos(), self.history) {
-                    if Some(m.to()) == offered || !see_ge(self.state.pos(), m, pc_beta - eval) {
-                        continue;
-                    }
-                    self.played[p] = Some(m);
-                    self.piece_to[p] = Some(PieceTo::new(us, m));
-                    self.make(m);
-                    let mut v = -self.quiescence(-pc_beta, -pc_beta + 1, ply + 1);
-                    if v >= pc_beta {
-                        v = -self.negamax(-pc_beta, -pc_beta + 1, depth - 4, ply + 1, !cut);
-                    }
-                    self.unmake();
-                    if self.stopped {
-                        return 0;
-                    }
-                    if v >= pc_beta {
-                        self.shared.tt.store(
-                            key,
-                            moves::pack(m),
-                            value_to_tt(v, ply),
-                            raw_eval,
-                            depth - 3,
-                            Bound::Lower,
-                        );
-                        return v;
-                    }
-                }
-            }
         }
 
         // Step 8. Internal iterative reduction: no table move, search shallower

@@ -240,9 +240,9 @@ fn epd_param_sets_a_search_parameter_or_is_refused() {
             "no_such_param=3",
             "unknown search parameter 'no_such_param'",
         ),
-        ("probcut_margin=9999", "out of range"),
-        ("probcut_margin", "expected NAME=VALUE"),
-        ("probcut_margin=x", "--param probcut_margin=x"),
+        ("futility_margin=9999", "out of range"),
+        ("futility_margin", "expected NAME=VALUE"),
+        ("futility_margin=x", "--param futility_margin=x"),
     ] {
         let o = ferrum(&["epd", p, "--depth", "2", "--param", bad]);
         assert_eq!(o.status.code(), Some(2), "{bad}");
