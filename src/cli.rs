@@ -275,8 +275,8 @@ struct EpdArgs {
     /// Set a search parameter for the run, NAME=VALUE (repeatable; the names and
     /// ranges are those `ferrum spsa` lists), to measure a change on a suite
     /// without a rebuild.
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    params: Vec<String>,
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    params: Vec<(String, i32)>,
     /// Write the results as JSON on stdout instead of text.
     #[arg(long, conflicts_with = "csv")]
     json: bool,
@@ -691,6 +691,20 @@ fn run_perft(depth: u32, fen: Option<&str>, chess960: bool, threads: usize) -> E
     ExitCode::SUCCESS
 }
 
+/// A `--param NAME=VALUE` argument: a search parameter's name and a value
+/// in its range.
+fn parse_param(arg: &str) -> Result<(String, i32), String> {
+    let (name, value) = arg
+        .split_once('=')
+        .ok_or_else(|| "expected NAME=VALUE".to_string())?;
+    let (name, value) = (name.trim(), value.trim());
+    let value = value
+        .parse::<i32>()
+        .map_err(|e| format!("value '{value}': {e}"))?;
+    crate::params::Params::default().set(name, value)?;
+    Ok((name.to_string(), value))
+}
+
 /// `ferrum epd`: exit code 0 when every file was read and every position
 /// searched (malformed lines are reported and skipped), 1 otherwise.
 fn run_epd(args: &EpdArgs) -> ExitCode {
@@ -717,21 +731,9 @@ fn run_epd(args: &EpdArgs) -> ExitCode {
         return ExitCode::from(1);
     };
     let mut params = crate::params::Params::default();
-    for p in &args.params {
-        let set = p
-            .split_once('=')
-            .ok_or_else(|| format!("--param {p}: expected NAME=VALUE"))
-            .and_then(|(name, value)| {
-                let v = value
-                    .trim()
-                    .parse::<i32>()
-                    .map_err(|e| format!("--param {p}: {e}"))?;
-                params.set(name.trim(), v)
-            });
-        if let Err(e) = set {
-            eprintln!("ferrum epd: {e}");
-            return ExitCode::from(2);
-        }
+    for (name, value) in &args.params {
+        // Checked when the arguments were parsed.
+        let _ = params.set(name, *value);
     }
     let config = SuiteConfig {
         limits: args.search.limits(),

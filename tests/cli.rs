@@ -242,7 +242,7 @@ fn epd_param_sets_a_search_parameter_or_is_refused() {
         ),
         ("futility_margin=9999", "out of range"),
         ("futility_margin", "expected NAME=VALUE"),
-        ("futility_margin=x", "--param futility_margin=x"),
+        ("futility_margin=x", "value 'x': invalid digit"),
     ] {
         let o = ferrum(&["epd", p, "--depth", "2", "--param", bad]);
         assert_eq!(o.status.code(), Some(2), "{bad}");
