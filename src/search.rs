@@ -589,24 +589,25 @@ impl<'a> Worker<'a> {
             // judged on the table value where it bounds the static
             // evaluation on the side that matters (a lower bound above it,
             // an upper bound below it), as the better estimate.
-            let rfp_eval = entry.map_or(eval, |e| {
-                let v = value_from_tt(e.value, ply);
-                let fits = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => v > eval,
-                    Bound::Upper => v < eval,
-                };
-                if fits && v.abs() < MATE_BOUND {
-                    v
-                } else {
-                    eval
+            if depth <= self.p.rfp_depth {
+                let rfp_eval = entry.map_or(eval, |e| {
+                    let v = value_from_tt(e.value, ply);
+                    let fits = match e.bound {
+                        Bound::Exact => true,
+                        Bound::Lower => v > eval,
+                        Bound::Upper => v < eval,
+                    };
+                    if fits && v.abs() < MATE_BOUND {
+                        v
+                    } else {
+                        eval
+                    }
+                });
+                if rfp_eval - self.p.rfp_margin * (depth - i32::from(improving)) >= beta
+                    && rfp_eval < MATE_BOUND
+                {
+                    return rfp_eval;
                 }
-            });
-            if depth <= self.p.rfp_depth
-                && rfp_eval - self.p.rfp_margin * (depth - i32::from(improving)) >= beta
-                && rfp_eval < MATE_BOUND
-            {
-                return rfp_eval;
             }
 
             // Step 7. Null-move pruning: passing still fails high.
