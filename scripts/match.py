@@ -153,23 +153,46 @@ class Stats:
         return f"Elo {elo:+.1f} +/- {err:.1f}"
 
 
+def start_engine(spec):
+    """Starts one engine and sets its options; an engine that refuses an
+    option is closed again before the error is passed on (a process left
+    running would keep the match from ever exiting)."""
+    _, path, proto, opts = spec
+    e = (chess.engine.SimpleEngine.popen_uci(path) if proto == "uci"
+         else chess.engine.SimpleEngine.popen_xboard(path))
+    try:
+        if opts:
+            e.configure(opts)
+    except Exception:
+        e.quit()
+        raise
+    return e
+
+
+def check_engines(specs):
+    """Starts and closes each engine once before any game: a wrong path or a
+    refused option ends the run at once with the engine's own message,
+    instead of failing in every game."""
+    for spec in specs:
+        try:
+            start_engine(spec).quit()
+        except Exception as ex:  # noqa: BLE001
+            return f"cannot start {spec[0]} ({spec[1]}): {ex}"
+    return None
+
+
 def play_game(a, b, opening, tc, args, stats, rnd):
     """One game, `a` White. Returns (result from a's view: 1/0.5/0, pgn game)."""
     fen, book_moves = opening
     base, inc, mtg = tc
     engines = []
     for spec in (a, b):
-        name, path, proto, opts = spec
         try:
-            e = (chess.engine.SimpleEngine.popen_uci(path) if proto == "uci"
-                 else chess.engine.SimpleEngine.popen_xboard(path))
-            if opts:
-                e.configure(opts)
-            engines.append(e)
+            engines.append(start_engine(spec))
         except Exception as ex:  # noqa: BLE001
             for e in engines:
                 e.quit()
-            raise SystemExit(f"cannot start {path}: {ex}")
+            raise SystemExit(f"cannot start {spec[1]}: {ex}")
     board = chess.Board(fen)
     game = chess.pgn.Game()
     game.setup(board)
@@ -361,6 +384,9 @@ def main():
     if tool:
         return run_external(tool, args, [a, b])
     args.focus = a[0]
+    if (err := check_engines([a, b])) is not None:
+        print(err, file=sys.stderr)
+        return 2
     tc = parse_tc(args.tc)
     book = load_book(args.book)
     rng = random.Random(args.seed)

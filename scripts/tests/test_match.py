@@ -44,6 +44,16 @@ def test_python_runner_plays_pairs_and_writes_pgn(tmp_path):
         assert g.headers["Result"] in ("1-0", "0-1", "1/2-1/2")
 
 
+def test_an_option_the_engine_refuses_ends_the_run_at_once():
+    # A value the engine rejects (a spin option given text) must stop the
+    # match with the engine's message and status 2, not leave it hanging.
+    r = run(["--engine", f"a={ferrum_path()};Hash=lots", "--engine", f"b={ferrum_path()}",
+             "--book", BOOK, "--tc", "1+0.01", "--games", "2", "--runner", "python"])
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "cannot start a" in r.stderr and "Hash" in r.stderr
+    assert "Result of" not in r.stdout
+
+
 def test_external_tool_on_path_gets_the_match(tmp_path):
     # A stand-in fastchess that records its arguments.
     log = tmp_path / "args.txt"
