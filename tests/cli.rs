@@ -230,10 +230,14 @@ fn epd_param_sets_a_search_parameter_or_is_refused() {
             .map(|r| r["nodes"].as_u64().unwrap())
             .sum()
     };
-    // Without late-move pruning the same depths take more nodes.
+    // A fixed-depth run is repeatable, so a parameter that is applied shows
+    // as a different node count. (Not which way: with less pruning the same
+    // depths took more nodes with net n7 and fewer with n9, as move order
+    // and the table shift.)
     let default = nodes(&[]);
     assert_eq!(nodes(&[]), default, "a fixed-depth run is repeatable");
-    assert!(nodes(&["--param", "lmp_depth=1", "--param", "futility_depth=1"]) > default);
+    let changed = nodes(&["--param", "lmp_depth=1", "--param", "futility_depth=1"]);
+    assert_ne!(changed, default, "--param had no effect");
 
     for (bad, why) in [
         (
