@@ -184,6 +184,10 @@ struct TrainArgs {
     /// net with one starts with 8 copies of it (evaluating exactly as before).
     #[arg(long)]
     output_buckets: bool,
+    /// Show each training position mirrored left-right half of the time (a net that
+    /// mirrors already is trained as it is).
+    #[arg(long)]
+    augment_mirror: bool,
 }
 
 /// Arguments of `ferrum datagen`.
@@ -500,6 +504,7 @@ fn run_train(args: &TrainArgs) -> ExitCode {
         threads: args.threads as usize,
         seed: args.seed,
         out_dir: args.checkpoints.clone(),
+        augment_mirror: args.augment_mirror,
         ..TrainConfig::default()
     };
     let mut net = match &args.resume {
@@ -527,7 +532,7 @@ fn run_train(args: &TrainArgs) -> ExitCode {
     }
     let (training, validation) = train::split(records, &cfg);
     println!(
-        "{} training and {} held-out positions, {}->{}x2->1 SCReLU{}{}, {} epochs, batch {}, lr {} -> {}, wdl {}",
+        "{} training and {} held-out positions, {}->{}x2->1 SCReLU{}{}{}, {} epochs, batch {}, lr {} -> {}, wdl {}",
         training.len(),
         validation.len(),
         crate::nnue::INPUTS,
@@ -537,6 +542,11 @@ fn run_train(args: &TrainArgs) -> ExitCode {
             format!(", {} output buckets", net.buckets())
         } else {
             String::new()
+        },
+        if cfg.augment_mirror && !net.mirror {
+            ", mirror augmentation"
+        } else {
+            ""
         },
         cfg.epochs,
         cfg.batch_size,

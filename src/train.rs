@@ -19,8 +19,8 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
 use crate::nnue::{
-    HIDDEN, INPUTS, Network, OUTPUT_BUCKETS, QA, QB, SCALE, WEIGHT_CLIP, output_bucket,
-    record_features,
+    HIDDEN, INPUTS, Network, OUTPUT_BUCKETS, QA, QB, SCALE, WEIGHT_CLIP, mirror_features,
+    output_bucket, record_features,
 };
 
 /// Float weights in the same shape as [`Network`] (feature weights row-major,
@@ -341,6 +341,11 @@ pub struct TrainConfig {
     pub out_dir: PathBuf,
     /// Print progress lines (to stderr) during epochs.
     pub verbose: bool,
+    /// Show each training position mirrored left-right half of the time (a
+    /// coin per position and epoch; nets that mirror already are left as
+    /// they are): chess is the same game mirrored, castling aside, so this
+    /// is twice the patterns from the same data.
+    pub augment_mirror: bool,
 }
 
 impl Default for TrainConfig {
@@ -357,6 +362,7 @@ impl Default for TrainConfig {
             seed: 1,
             out_dir: PathBuf::from("nets/train"),
             verbose: true,
+            augment_mirror: false,
         }
     }
 }
@@ -477,18 +483,26 @@ pub fn train(
             let per_thread = chunk.len().div_ceil(threads);
             let net_ref: &FloatNet = net;
             let wdl = cfg.wdl;
+            let augment = cfg.augment_mirror && !net.mirror;
+            let seed = cfg.seed;
             let losses: Vec<f64> = std::thread::scope(|s| {
                 let handles: Vec<_> = chunk
                     .chunks(per_thread)
                     .zip(grads.iter_mut())
-                    .map(|(part, grad)| {
+                    .enumerate()
+                    .map(|(t, (part, grad))| {
                         s.spawn(move || {
                             grad.clear();
                             let (mut st, mut nst) =
                                 (Vec::with_capacity(32), Vec::with_capacity(32));
                             let mut loss = 0.0f64;
-                            for rec in part {
+                            let first = b * batch + t * per_thread;
+                            for (i, rec) in part.iter().enumerate() {
                                 record_features(rec, net_ref.mirror, &mut st, &mut nst);
+                                if augment && coin(seed, epoch, first + i) {
+                                    mirror_features(&mut st);
+                                    mirror_features(&mut nst);
+                                }
                                 loss +=
                                     f64::from(backprop(net_ref, &st, &nst, target(rec, wdl), grad));
                             }
@@ -539,6 +553,18 @@ pub fn train(
         reports.push(report);
     }
     reports
+}
+
+/// A fair coin for position `index` of `epoch` (splitmix64 of the three),
+/// so that a run repeats whatever the thread count.
+fn coin(seed: u64, epoch: usize, index: usize) -> bool {
+    let mut z = seed
+        .wrapping_add((epoch as u64) << 40)
+        .wrapping_add(index as u64)
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) & 1 == 1
 }
 
 /// Writes `net` quantised (the engine's format) to `path`.

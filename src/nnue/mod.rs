@@ -124,6 +124,15 @@ pub fn record_features(
     }
 }
 
+/// Turns the inputs of a position ([`record_features`] of a net that does
+/// not mirror) into those of its left-right mirror image: the file of every
+/// square flips, which is the low three bits of every input. The trainer's
+/// `--augment-mirror` uses it to show the net each position both ways.
+#[inline]
+pub fn mirror_features(features: &mut [u16]) {
+    features.iter_mut().for_each(|f| *f ^= 7);
+}
+
 /// The `eval` line for the network: its evaluation of `pos` from White's
 /// side in pawns and for the side to move in centipawns, and the net's name.
 pub fn describe(net: &Network, pos: &Chess, name: &str) -> String {
