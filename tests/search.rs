@@ -216,8 +216,8 @@ fn win_at_chess_fixed_nodes() {
 /// (bench 838640): 236. Without razoring (bench 819347, +41 Elo): 246.
 /// Without ProbCut too (bench 901581, level in games): 250. Net n7
 /// (bench 880033): 248. Net n9 (bench 894928, +18 Elo over n7 in 1200
-/// fixed-node games): 247.
-const WAC_SOLVED_AT_100K: usize = 247;
+/// fixed-node games): 247. Net n10 (bench 893692, +15 over n9 in 1800): 252.
+const WAC_SOLVED_AT_100K: usize = 252;
 
 fn score_at_depth(fen: &str, moves: &[&str], depth: i32) -> i32 {
     let pos = parse_fen(fen, false).unwrap();
