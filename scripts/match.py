@@ -192,7 +192,7 @@ def play_game(a, b, opening, tc, args, stats, rnd):
         except Exception as ex:  # noqa: BLE001
             for e in engines:
                 e.quit()
-            raise SystemExit(f"cannot start {spec[1]}: {ex}")
+            raise SystemExit(f"cannot start {spec[0]} ({spec[1]}): {ex}")
     board = chess.Board(fen)
     game = chess.pgn.Game()
     game.setup(board)

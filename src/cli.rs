@@ -543,7 +543,7 @@ fn run_train(args: &TrainArgs) -> ExitCode {
         } else {
             String::new()
         },
-        if cfg.augment_mirror && !net.mirror {
+        if cfg.mirror_augments(&net) {
             ", mirror augmentation"
         } else {
             ""

@@ -348,6 +348,14 @@ pub struct TrainConfig {
     pub augment_mirror: bool,
 }
 
+impl TrainConfig {
+    /// Whether training `net` flips positions: asked for, and the net does
+    /// not mirror already.
+    pub fn mirror_augments(&self, net: &FloatNet) -> bool {
+        self.augment_mirror && !net.mirror
+    }
+}
+
 impl Default for TrainConfig {
     fn default() -> Self {
         TrainConfig {
@@ -483,7 +491,7 @@ pub fn train(
             let per_thread = chunk.len().div_ceil(threads);
             let net_ref: &FloatNet = net;
             let wdl = cfg.wdl;
-            let augment = cfg.augment_mirror && !net.mirror;
+            let augment = cfg.mirror_augments(net);
             let seed = cfg.seed;
             let losses: Vec<f64> = std::thread::scope(|s| {
                 let handles: Vec<_> = chunk
