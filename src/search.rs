@@ -7,8 +7,8 @@
 //! The steps of [`Worker::negamax`] are numbered, so each heuristic can be
 //! found at once. Tunable constants live in [`params`].
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arrayvec::ArrayVec;
@@ -158,6 +158,8 @@ struct Shared<'a> {
     limits: &'a Limits,
     net: Option<Arc<Network>>,
     params: Params,
+    /// The helper threads' results, for [`best_thread`].
+    helper_results: &'a Mutex<Vec<SearchResult>>,
 }
 
 /// Where every thread of one search starts from.
@@ -973,6 +975,7 @@ pub fn search(
     };
     let nodes = AtomicU64::new(0);
     let halt = AtomicBool::new(false);
+    let helper_results = Mutex::new(Vec::new());
     let shared = Shared {
         tt,
         signals,
@@ -981,6 +984,7 @@ pub fn search(
         limits,
         net: options.net.clone(),
         params: options.params,
+        helper_results: &helper_results,
     };
     let result = std::thread::scope(|scope| {
         for i in 1..options.threads.max(1) {
@@ -993,6 +997,15 @@ pub fn search(
         }
         run_main(&shared, &start, &mut History::default(), reporter)
     });
+    let result = choose_result(
+        result,
+        &helper_results,
+        &start,
+        limits,
+        reporter,
+        &nodes,
+        tt,
+    );
     SearchResult {
         nodes: nodes.load(Ordering::Relaxed),
         elapsed: start.start.elapsed(),
@@ -1011,6 +1024,7 @@ struct Owned {
     net: Option<Arc<Network>>,
     params: Params,
     start: Start,
+    helper_results: Mutex<Vec<SearchResult>>,
 }
 
 impl Owned {
@@ -1023,6 +1037,7 @@ impl Owned {
             limits: &self.limits,
             net: self.net.clone(),
             params: self.params,
+            helper_results: &self.helper_results,
         }
     }
 }
@@ -1055,6 +1070,7 @@ pub fn search_with_pool(
         net: options.net.clone(),
         params: options.params,
         start,
+        helper_results: Mutex::new(Vec::new()),
     });
     for i in 1..pool.len() {
         let o = Arc::clone(&owned);
@@ -1066,6 +1082,15 @@ pub fn search_with_pool(
     for i in 1..pool.len() {
         pool.wait(i);
     }
+    let result = choose_result(
+        result,
+        &owned.helper_results,
+        &owned.start,
+        limits,
+        reporter,
+        &owned.nodes,
+        &owned.tt,
+    );
     SearchResult {
         nodes: owned.nodes.load(Ordering::Relaxed),
         elapsed: owned.start.start.elapsed(),
@@ -1137,8 +1162,100 @@ fn prepare(
 /// A helper thread's search: iterative deepening until stopped, silent.
 fn run_helper(shared: &Shared, start: &Start, index: usize, history: &mut History) {
     let mut w = Worker::new(shared, start, false, history);
-    iterate(&mut w, 1, &Silent, index);
+    let result = iterate(&mut w, 1, &Silent, index);
     w.flush_nodes();
+    if let Ok(mut results) = shared.helper_results.lock() {
+        results.push(result);
+    }
+}
+
+/// The result a search returns once every thread has stopped: the main
+/// thread's, or a helper's that [`best_thread`] prefers (reported with an
+/// `info` line of its own, so that the last line shown is the line played).
+/// Only for a plain single-line search: MultiPV and strength limiting read
+/// the main thread's lines, and a depth limit asks for that depth's answer.
+fn choose_result(
+    main: SearchResult,
+    helpers: &Mutex<Vec<SearchResult>>,
+    start: &Start,
+    limits: &Limits,
+    reporter: &dyn Reporter,
+    nodes: &AtomicU64,
+    tt: &TranspositionTable,
+) -> SearchResult {
+    let Ok(mut helpers) = helpers.lock() else {
+        return main;
+    };
+    if start.multipv != 1 || limits.depth.is_some() || helpers.is_empty() {
+        return main;
+    }
+    let mut all = vec![main];
+    all.append(&mut helpers);
+    let best = best_thread(&all);
+    let chosen = all.swap_remove(best);
+    if best != 0 {
+        let elapsed = start.start.elapsed();
+        let nodes = nodes.load(Ordering::Relaxed);
+        let ms = elapsed.as_millis() as u64;
+        reporter.info(&Info {
+            depth: chosen.depth,
+            seldepth: chosen.seldepth,
+            multipv: 1,
+            score: chosen.score,
+            bound: None,
+            nodes,
+            nps: nodes * 1000 / ms.max(1),
+            hashfull: tt.hashfull(),
+            time_ms: ms,
+            pv: &chosen.pv,
+            material: crate::wdl::material(start.state.pos().board()),
+        });
+    }
+    chosen
+}
+
+/// Which thread's result to play (index into `results`, the main thread's
+/// first), by the vote Stockfish's Lazy SMP takes: each thread votes for
+/// its best move with weight (score − lowest score + 14) × completed
+/// depth, and the thread whose move has the most votes wins, the deeper
+/// thread on a tie; a proven win goes to the shortest mate found, and no
+/// thread that sees itself mated displaces one that does not.
+pub fn best_thread(results: &[SearchResult]) -> usize {
+    let usable = |r: &SearchResult| r.best.is_some() && r.depth > 0 && !r.pv.is_empty();
+    let Some(min_score) = results.iter().filter(|r| usable(r)).map(|r| r.score).min() else {
+        return 0;
+    };
+    let votes = |m: Option<Move>| -> i64 {
+        results
+            .iter()
+            .filter(|r| usable(r) && r.best == m)
+            .map(|r| i64::from(r.score - min_score + 14) * i64::from(r.depth))
+            .sum()
+    };
+    let mut best = 0;
+    for (i, r) in results.iter().enumerate().skip(1) {
+        if !usable(r) {
+            continue;
+        }
+        let b = &results[best];
+        if !usable(b) {
+            best = i;
+            continue;
+        }
+        let better = if b.score >= MATE_BOUND || b.score <= -MATE_BOUND {
+            // Shortest mate, or the longest resistance.
+            r.score > b.score
+        } else {
+            r.score >= MATE_BOUND
+                || (r.score > -MATE_BOUND
+                    && (votes(r.best) > votes(b.best)
+                        || (votes(r.best) == votes(b.best) && r.depth > b.depth)))
+        };
+        if better {
+            best = i;
+        }
+    }
+    best
 }
 
 /// The main thread's search: it reports, applies the limits, waits out
@@ -1204,8 +1321,13 @@ fn iterate(w: &mut Worker, multipv: usize, reporter: &dyn Reporter, index: usize
                 break;
             }
         }
-        // A partial iteration counts if its first line's first move was searched fully.
+        // A partial iteration counts if its first line's first move was searched fully
+        // (a helper's does not: its result goes to the threads' vote, which
+        // compares finished iterations, not a bound from one cut short).
         let complete = !w.stopped;
+        if !complete && index != 0 {
+            break;
+        }
         if complete {
             // Later MultiPV lines can outscore earlier ones (the window and
             // the table differ); report them best first, as Stockfish does.

@@ -117,3 +117,79 @@ fn a_large_table_is_mapped_at_once_and_starts_empty() {
     assert_eq!(tt.hashfull(), 0);
     assert!(tt.probe(0x1234_5678_9abc_def0).is_none());
 }
+
+/// A finished thread's result: best move `m` at `depth` with `score`.
+fn thread_result(m: shakmaty::Move, score: i32, depth: i32) -> ferrum::search::SearchResult {
+    ferrum::search::SearchResult {
+        best: Some(m),
+        score,
+        depth,
+        pv: vec![m],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn the_threads_vote_for_the_move_played() {
+    use ferrum::score::{MATE, mate_in, mated_in};
+    use ferrum::search::best_thread;
+    let moves = Chess::default().legal_moves();
+    let (a, b) = (moves[0], moves[1]);
+
+    // Alone, or all agreeing, the main thread's result stands.
+    assert_eq!(best_thread(&[thread_result(a, 30, 12)]), 0);
+    assert_eq!(
+        best_thread(&[thread_result(a, 30, 12), thread_result(a, 40, 12)]),
+        0
+    );
+    // A helper as deep and better on its move outvotes the main thread:
+    // (40 − 30 + 14) × 12 against (30 − 30 + 14) × 12.
+    assert_eq!(
+        best_thread(&[thread_result(a, 30, 12), thread_result(b, 40, 12)]),
+        1
+    );
+    // Depth weighs: a slightly better score two plies shallower does not.
+    assert_eq!(
+        best_thread(&[thread_result(a, 30, 14), thread_result(b, 32, 12)]),
+        0
+    );
+    // Two threads for one move outvote one thread for another.
+    assert_eq!(
+        best_thread(&[
+            thread_result(a, 30, 12),
+            thread_result(b, 34, 12),
+            thread_result(a, 30, 12),
+        ]),
+        0
+    );
+    // A mate found by a helper is played; the shortest mate wins.
+    assert_eq!(
+        best_thread(&[thread_result(a, 300, 20), thread_result(b, mate_in(7), 15)]),
+        1
+    );
+    assert_eq!(
+        best_thread(&[
+            thread_result(a, mate_in(9), 20),
+            thread_result(b, mate_in(5), 15),
+            thread_result(a, mate_in(7), 22),
+        ]),
+        1
+    );
+    assert!(mate_in(5) > mate_in(7) && mate_in(5) < MATE);
+    // A thread that sees itself mated does not displace one that does not;
+    // one that is mated later does displace one mated sooner.
+    assert_eq!(
+        best_thread(&[thread_result(a, -50, 12), thread_result(b, mated_in(8), 30)]),
+        0
+    );
+    assert_eq!(
+        best_thread(&[
+            thread_result(a, mated_in(4), 12),
+            thread_result(b, mated_in(8), 12)
+        ]),
+        1
+    );
+    // A helper with nothing finished (no move, depth 0) is ignored.
+    let empty = ferrum::search::SearchResult::default();
+    assert_eq!(best_thread(&[thread_result(a, 30, 12), empty]), 0);
+}
