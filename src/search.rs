@@ -1242,7 +1242,7 @@ pub fn best_thread(results: &[SearchResult]) -> usize {
             best = i;
             continue;
         }
-        let better = if b.score >= MATE_BOUND || b.score <= -MATE_BOUND {
+        let better = if is_mate(b.score) {
             // Shortest mate, or the longest resistance.
             r.score > b.score
         } else {
