@@ -997,15 +997,7 @@ pub fn search(
         }
         run_main(&shared, &start, &mut History::default(), reporter)
     });
-    let result = choose_result(
-        result,
-        &helper_results,
-        &start,
-        limits,
-        reporter,
-        &nodes,
-        tt,
-    );
+    let result = choose_result(result, &shared, &start, reporter);
     SearchResult {
         nodes: nodes.load(Ordering::Relaxed),
         elapsed: start.start.elapsed(),
@@ -1082,15 +1074,7 @@ pub fn search_with_pool(
     for i in 1..pool.len() {
         pool.wait(i);
     }
-    let result = choose_result(
-        result,
-        &owned.helper_results,
-        &owned.start,
-        limits,
-        reporter,
-        &owned.nodes,
-        &owned.tt,
-    );
+    let result = choose_result(result, &owned.shared(), &owned.start, reporter);
     SearchResult {
         nodes: owned.nodes.load(Ordering::Relaxed),
         elapsed: owned.start.start.elapsed(),
@@ -1176,17 +1160,14 @@ fn run_helper(shared: &Shared, start: &Start, index: usize, history: &mut Histor
 /// the main thread's lines, and a depth limit asks for that depth's answer.
 fn choose_result(
     main: SearchResult,
-    helpers: &Mutex<Vec<SearchResult>>,
+    shared: &Shared,
     start: &Start,
-    limits: &Limits,
     reporter: &dyn Reporter,
-    nodes: &AtomicU64,
-    tt: &TranspositionTable,
 ) -> SearchResult {
-    let Ok(mut helpers) = helpers.lock() else {
+    let Ok(mut helpers) = shared.helper_results.lock() else {
         return main;
     };
-    if start.multipv != 1 || limits.depth.is_some() || helpers.is_empty() {
+    if start.multipv != 1 || shared.limits.depth.is_some() || helpers.is_empty() {
         return main;
     }
     let mut all = vec![main];
@@ -1195,7 +1176,7 @@ fn choose_result(
     let chosen = all.swap_remove(best);
     if best != 0 {
         let elapsed = start.start.elapsed();
-        let nodes = nodes.load(Ordering::Relaxed);
+        let nodes = shared.nodes.load(Ordering::Relaxed);
         let ms = elapsed.as_millis() as u64;
         reporter.info(&Info {
             depth: chosen.depth,
@@ -1205,7 +1186,7 @@ fn choose_result(
             bound: None,
             nodes,
             nps: nodes * 1000 / ms.max(1),
-            hashfull: tt.hashfull(),
+            hashfull: shared.tt.hashfull(),
             time_ms: ms,
             pv: &chosen.pv,
             material: crate::wdl::material(start.state.pos().board()),
