@@ -52,8 +52,9 @@ struct Seen {
 }
 
 /// Plays random games from `start`, checking after every move that the
-/// incremental accumulator equals a refresh, and after unwinding that every
-/// popped state equals the one recorded on the way down.
+/// incremental accumulator equals a refresh (also when the slot it is
+/// written to held a sibling's), and after unwinding that every popped state
+/// equals the one recorded on the way down.
 fn check_games(net: &Arc<Network>, start: &Chess, games: usize, seed: u64, seen: &mut Seen) {
     let mut rng = StdRng::seed_from_u64(seed);
     let chess960 = start.castles().mode() == CastlingMode::Chess960;
@@ -93,6 +94,11 @@ fn check_games(net: &Arc<Network>, start: &Chess, games: usize, seed: u64, seen:
             }
             seen.captures += usize::from(m.is_capture());
             seen.promotions += usize::from(m.is_promotion());
+            // A sibling searched first leaves its sums in the slot `m` then reuses.
+            let sibling = moves[rng.random_range(0..moves.len())];
+            stack.push(&pos, sibling);
+            stack.pop();
+            assert_eq!(stack.current(), line.last().unwrap());
             stack.push(&pos, m);
             pos.play_unchecked(m);
             let fresh = Accumulator::refresh(net, pos.board());

@@ -114,7 +114,11 @@ fn apply(
 #[derive(Clone)]
 pub struct AccumulatorStack {
     net: Arc<Network>,
+    /// Slots `..=top` hold the line; slots above it are left from earlier
+    /// lines and reused, so a push writes its slot once instead of copying
+    /// the parent there first.
     stack: Vec<Accumulator>,
+    top: usize,
 }
 
 impl AccumulatorStack {
@@ -122,7 +126,7 @@ impl AccumulatorStack {
     pub fn new(net: Arc<Network>, board: &Board) -> AccumulatorStack {
         let mut stack = Vec::with_capacity(256);
         stack.push(Accumulator::refresh(&net, board));
-        AccumulatorStack { net, stack }
+        AccumulatorStack { net, stack, top: 0 }
     }
 
     /// The net these accumulators belong to.
@@ -133,8 +137,8 @@ impl AccumulatorStack {
     /// The accumulator of the current position.
     #[inline]
     pub fn current(&self) -> &Accumulator {
-        // The stack is never empty: `new` pushes one and `pop` keeps it.
-        &self.stack[self.stack.len() - 1]
+        // `top` is always a written slot: `new` writes 0 and `push` the next.
+        &self.stack[self.top]
     }
 
     /// The network's evaluation of the current position for `stm`.
@@ -148,10 +152,14 @@ impl AccumulatorStack {
     pub fn push(&mut self, pos: &Chess, m: Move) {
         let us = pos.turn();
         let d = delta(us, m);
-        // The child starts as a copy of its parent, written in place on the
-        // stack (the accumulators are hundreds of bytes: no copies beyond this one).
-        let top = self.stack.len() - 1;
-        self.stack.push(self.stack[top]);
+        // The child is written in place in the slot above its parent
+        // (the accumulators are hundreds of bytes: no copies). Every
+        // branch below writes every sum of both perspectives.
+        let top = self.top;
+        if self.stack.len() == top + 1 {
+            self.stack.push(self.stack[top]);
+        }
+        self.top = top + 1;
         let (below, above) = self.stack.split_at_mut(top + 1);
         let parent = &below[top];
         let next = &mut above[0];
@@ -183,8 +191,6 @@ impl AccumulatorStack {
     /// Returns to the position before the last [`push`](Self::push).
     #[inline]
     pub fn pop(&mut self) {
-        if self.stack.len() > 1 {
-            self.stack.pop();
-        }
+        self.top = self.top.saturating_sub(1);
     }
 }
