@@ -5,9 +5,14 @@
 //! Bits 0-5: from square, 6-11: to square, 12-15: kind (0 normal, 1-4
 //! promotion to knight, bishop, rook, queen, 5 castling with the king's and
 //! the rook's squares, 6 en passant). 0 means "no move" (a1a1 is no move).
+//!
+//! Also the cheap tests the search asks of a move before playing it
+//! ([`gives_direct_check`], [`attacks_king_zone`]).
 
 use arrayvec::ArrayVec;
-use shakmaty::{CastlingSide, Chess, Color, Move, Piece, Position, Role, Square};
+use shakmaty::{
+    Bitboard, CastlingSide, Chess, Color, Move, Piece, Position, Role, Square, attacks,
+};
 
 /// Packs a move into 16 bits.
 pub fn pack(m: Move) -> u16 {
@@ -97,6 +102,34 @@ pub fn gives_direct_check(pos: &Chess, m: Move) -> bool {
     shakmaty::attacks::attacks(to, piece, occupied).contains(king)
 }
 
+/// Whether `m` moves a piece (not a pawn or the king) to a square from
+/// which it attacks the enemy king or a square next to it: the build-up of
+/// a mating attack, which late-move reductions should not hide as they
+/// hide ordinary quiet moves. Discovered attacks are not seen.
+pub fn attacks_king_zone(pos: &Chess, m: Move) -> bool {
+    let Move::Normal {
+        role,
+        from,
+        to,
+        promotion,
+        ..
+    } = m
+    else {
+        return false;
+    };
+    if matches!(role, Role::Pawn | Role::King) {
+        return false;
+    }
+    let board = pos.board();
+    let Some(king) = board.king_of(!pos.turn()) else {
+        return false;
+    };
+    let occupied = (board.occupied() ^ Bitboard::from(from)) | Bitboard::from(to);
+    let piece = promotion.unwrap_or(role).of(pos.turn());
+    let zone = attacks::king_attacks(king) | Bitboard::from(king);
+    attacks::attacks(to, piece, occupied).intersects(zone)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +152,49 @@ mod tests {
                 assert_eq!(unpack(&pos, pack(m)), Some(m), "{fen} {m:?}");
             }
             let _ = EnPassantMode::Legal;
+        }
+    }
+
+    #[test]
+    fn king_zone_attacks_are_told_from_other_moves() {
+        // WAC.055 after 1. Qxg7+ Kxg7 2. Bf6+ Kg8: 3. Rh4 threatens Rh8 mate.
+        let pos: Chess = "r3r1k1/pp1q1p2/4bBp1/3p4/5R2/8/PPP3PP/4R1K1 w - - 0 3"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let by_uci = |uci: &str| -> Move {
+            uci.parse::<shakmaty::uci::UciMove>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap()
+        };
+        // The rook down the open h-file sees h7 and h8; the bishop from e5
+        // and e7 sees g7 and f8.
+        for uci in ["f4h4", "f6e5", "f6e7"] {
+            assert!(attacks_king_zone(&pos, by_uci(uci)), "{uci}");
+        }
+        // Rooks and bishops elsewhere, a pawn and the king do not count.
+        for uci in ["f4f3", "e1e3", "f6d8", "h2h4", "g1f2"] {
+            assert!(!attacks_king_zone(&pos, by_uci(uci)), "{uci}");
+        }
+        // Pawns are left out even when they reach the zone (h6 hits g7),
+        // and castling is a king move.
+        for (fen, uci) in [
+            ("6k1/8/8/7P/8/8/8/6K1 w - - 0 1", "h5h6"),
+            ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "e1c1"),
+        ] {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            let m = uci
+                .parse::<shakmaty::uci::UciMove>()
+                .unwrap()
+                .to_move(&pos)
+                .unwrap();
+            assert!(!attacks_king_zone(&pos, m), "{fen} {uci}");
         }
     }
 

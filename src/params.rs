@@ -83,6 +83,9 @@ params! {
     lmr_base = 75, 0..=200;
     lmr_divisor = 225, 100..=400;
     lmr_history_divisor = 8192, 2048..=32768;
+    /// Late-move reductions: this many plies less for a quiet move of a
+    /// piece that attacks the enemy king's zone ([`crate::moves::attacks_king_zone`]).
+    lmr_king_zone = 1, 0..=3;
     /// Late-move reductions of noisy moves: one ply less per this much capture history.
     lmr_capture_divisor = 4096, 1024..=16384;
     /// Re-search after a reduced search beat alpha: one ply deeper when it

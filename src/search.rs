@@ -785,6 +785,15 @@ impl<'a> Worker<'a> {
                         r += i32::from(tt_move.is_some_and(is_noisy));
                         r -= i32::from(killer);
                         r -= hist / self.p.lmr_history_divisor;
+                        // A piece joining an attack on the king: the threat
+                        // behind a sacrifice shows only at full depth.
+                        if self
+                            .state
+                            .previous_pos()
+                            .is_some_and(|before| moves::attacks_king_zone(before, m))
+                        {
+                            r -= self.p.lmr_king_zone;
+                        }
                     } else {
                         // Late captures and promotions: less, and less
                         // still for those that have often refuted here.
