@@ -78,10 +78,10 @@ pub fn unpack(pos: &Chess, packed: u16) -> Option<Move> {
     pos.is_legal(m).then_some(m)
 }
 
-/// Whether `m` gives check directly (the moved piece attacks the enemy
-/// king); discovered checks are not seen. Cheap enough for pruning
-/// decisions before the move is played.
-pub fn gives_direct_check(pos: &Chess, m: Move) -> bool {
+/// The squares the piece `m` moves attacks from its new square (the board
+/// after the move), and the enemy king's square; `None` for castling, en
+/// passant, drops, or a board without an enemy king.
+fn attacks_after(pos: &Chess, m: Move) -> Option<(Bitboard, Square)> {
     let Move::Normal {
         role,
         from,
@@ -90,16 +90,20 @@ pub fn gives_direct_check(pos: &Chess, m: Move) -> bool {
         ..
     } = m
     else {
-        return false;
+        return None;
     };
     let board = pos.board();
-    let Some(king) = board.king_of(!pos.turn()) else {
-        return false;
-    };
-    let occupied =
-        (board.occupied() ^ shakmaty::Bitboard::from(from)) | shakmaty::Bitboard::from(to);
+    let king = board.king_of(!pos.turn())?;
+    let occupied = (board.occupied() ^ Bitboard::from(from)) | Bitboard::from(to);
     let piece = promotion.unwrap_or(role).of(pos.turn());
-    shakmaty::attacks::attacks(to, piece, occupied).contains(king)
+    Some((attacks::attacks(to, piece, occupied), king))
+}
+
+/// Whether `m` gives check directly (the moved piece attacks the enemy
+/// king); discovered checks are not seen. Cheap enough for pruning
+/// decisions before the move is played.
+pub fn gives_direct_check(pos: &Chess, m: Move) -> bool {
+    attacks_after(pos, m).is_some_and(|(attacked, king)| attacked.contains(king))
 }
 
 /// Whether `m` moves a piece (not a pawn or the king) to a square from
@@ -107,27 +111,12 @@ pub fn gives_direct_check(pos: &Chess, m: Move) -> bool {
 /// a mating attack, which late-move reductions should not hide as they
 /// hide ordinary quiet moves. Discovered attacks are not seen.
 pub fn attacks_king_zone(pos: &Chess, m: Move) -> bool {
-    let Move::Normal {
-        role,
-        from,
-        to,
-        promotion,
-        ..
-    } = m
-    else {
-        return false;
-    };
-    if matches!(role, Role::Pawn | Role::King) {
+    if matches!(m.role(), Role::Pawn | Role::King) {
         return false;
     }
-    let board = pos.board();
-    let Some(king) = board.king_of(!pos.turn()) else {
-        return false;
-    };
-    let occupied = (board.occupied() ^ Bitboard::from(from)) | Bitboard::from(to);
-    let piece = promotion.unwrap_or(role).of(pos.turn());
-    let zone = attacks::king_attacks(king) | Bitboard::from(king);
-    attacks::attacks(to, piece, occupied).intersects(zone)
+    attacks_after(pos, m).is_some_and(|(attacked, king)| {
+        attacked.intersects(attacks::king_attacks(king) | Bitboard::from(king))
+    })
 }
 
 #[cfg(test)]
