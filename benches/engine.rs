@@ -8,12 +8,12 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ferrum::bench::POSITIONS;
+use ferrum::chess::fen::parse_fen;
+use ferrum::chess::state::GameState;
 use ferrum::eval::evaluate;
-use ferrum::fen::parse_fen;
-use ferrum::nnue::{Accumulator, AccumulatorStack, default_net};
+use ferrum::eval::nnue::{Accumulator, AccumulatorStack, default_net};
+use ferrum::search::bench::POSITIONS;
 use ferrum::search::search_fixed_depth;
-use ferrum::state::GameState;
 use shakmaty::{Chess, Position};
 
 fn positions() -> Vec<Chess> {

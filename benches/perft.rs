@@ -6,9 +6,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ferrum::fen::parse_fen;
-use ferrum::perft::{perft, perft_parallel};
-use ferrum::state::GameState;
+use ferrum::chess::fen::parse_fen;
+use ferrum::chess::perft::{perft, perft_parallel};
+use ferrum::chess::state::GameState;
 
 const POSITIONS: [(&str, &str, u32); 3] = [
     (

@@ -3,7 +3,7 @@
 # Elo against Stockfish (Debian's 15.1) limited to the same UCI_Elo, same
 # time control, balanced openings in colour-swapped pairs. A level within
 # about +-100 Elo of its namesake is calibrated; the measured differences
-# feed the Elo-to-level points in src/skill.rs.
+# feed the Elo-to-level points in src/search/skill.rs.
 #
 #   apt-get install stockfish
 #   scripts/calibrate_strength.sh ENGINE [GAMES] [TC] [CONCURRENCY] [ELO...]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Depth and speed at a fixed time: each engine searches every bench
-position (read from src/bench.rs) for the same time with one thread and a
+position (read from src/search/bench.rs) for the same time with one thread and a
 fresh game, and the mean depth reached, the mean seldepth and the median
 nps are printed side by side. Engines alternate position by position, so
 that load on a shared machine falls on both alike (issue #12's "mean depth
@@ -20,7 +20,7 @@ import chess.engine
 
 
 def bench_fens() -> list[str]:
-    src = (Path(__file__).resolve().parent.parent / "src" / "bench.rs").read_text()
+    src = (Path(__file__).resolve().parent.parent / "src" / "search" / "bench.rs").read_text()
     block = src[src.index("pub const POSITIONS"):]
     block = block[: block.index("];")]
     return re.findall(r'"([^"]+)"', block)

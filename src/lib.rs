@@ -2,46 +2,27 @@
 //! move ordering and a lossy Zobrist-hashed transposition table, over
 //! shakmaty's move generation.
 //!
-//! Layers, top to bottom: [`uci`] (protocol in and out) → [`engine`]
-//! (position, options, [`threads`]) → [`search`] (iterative deepening,
-//! negamax, quiescence) with [`movepick`], [`history`], [`see`] and
-//! [`time`] → [`eval`] and [`tt`], over [`state`] (position with
-//! incremental Zobrist key). [`cli`] is the command line, served by
-//! [`perft`], [`bench`], [`epd`] and [`suite`].
+//! The source tree is one folder per layer; each layer uses only the layers
+//! below it (docs/ARCHITECTURE.md):
+//!
+//! - [`cli`]: the command line, one file per subcommand;
+//! - [`tools`]: what the engine does not need to play a game (datagen,
+//!   tuning, training, analysis, EPD suites, book building);
+//! - [`uci`]: the protocol loop and the [`uci::engine::Engine`] behind it;
+//! - [`search`]: iterative deepening, negamax, quiescence, Lazy SMP, the
+//!   move picker, histories, the transposition table, time, parameters;
+//! - [`eval`]: the hand-crafted evaluation and the network ([`eval::nnue`]);
+//! - [`chess`]: the position and its key, moves, FEN, scores, SEE, perft.
 
-pub mod analyse;
-pub mod bench;
-pub mod book;
+pub mod chess;
 pub mod cli;
-pub mod correction;
-pub mod datagen;
-pub mod engine;
-pub mod epd;
 pub mod eval;
-pub mod fen;
-pub mod graph;
-pub mod history;
-pub mod movepick;
-pub mod moves;
-pub mod nnue;
-pub mod params;
-pub mod perft;
-pub mod pgn;
-pub mod score;
 pub mod search;
-pub mod see;
-pub mod skill;
-pub mod state;
-pub mod suite;
-pub mod threads;
-pub mod time;
-pub mod train;
-pub mod tt;
-pub mod tune;
+pub mod tools;
 pub mod uci;
-pub mod wdl;
 
-/// Engine name and version, as `uci` reports them.
+/// Engine name and version, as `uci` reports them (the version is
+/// Cargo.toml's; CHANGELOG.md says what each version changed).
 pub const NAME: &str = concat!("Ferrum ", env!("CARGO_PKG_VERSION"));
 /// Author line for `id author`.
 pub const AUTHOR: &str = "the Ferrum developers";

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use ferrum::pgn::{read_games, write_game};
+use ferrum::tools::pgn::{read_games, write_game};
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ferrum-analyse-{}", std::process::id()));

@@ -4,10 +4,11 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use ferrum::book::{self, Book, build, decode_move, encode_move};
-use ferrum::engine::parse_move;
-use ferrum::pgn::read_games;
-use ferrum::state::GameState;
+use ferrum::chess::state::GameState;
+use ferrum::tools::book_build::build;
+use ferrum::tools::pgn::read_games;
+use ferrum::uci::book::{self, Book, decode_move, encode_move};
+use ferrum::uci::engine::parse_move;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use shakmaty::{Chess, Position};

@@ -91,7 +91,7 @@ fn bench_prints_nodes_and_nps_as_openbench_reads_them() {
     let nodes: u64 = words[0].parse().unwrap();
     words[2].parse::<u64>().unwrap();
     // The node count is the search's signature: the library gives the same.
-    let lib = ferrum::bench::run(4, &|_, _| {});
+    let lib = ferrum::search::bench::run(4, &|_, _| {});
     assert_eq!(nodes, lib.nodes);
 }
 

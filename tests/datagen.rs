@@ -4,8 +4,10 @@
 
 use std::sync::atomic::AtomicBool;
 
-use ferrum::datagen::{self, Config, play_game, read_records, record_bytes, record_position};
-use ferrum::tt::TranspositionTable;
+use ferrum::search::tt::TranspositionTable;
+use ferrum::tools::datagen::{
+    self, Config, play_game, read_records, record_bytes, record_position,
+};
 use shakmaty::{Chess, Color, Position};
 
 fn config(dir: &std::path::Path, name: &str, threads: usize) -> Config {
@@ -20,7 +22,7 @@ fn config(dir: &std::path::Path, name: &str, threads: usize) -> Config {
         hash_mb: 2,
         out: dir.join(format!("{name}.bin")),
         text: Some(dir.join(format!("{name}.txt"))),
-        net: ferrum::nnue::default_net(),
+        net: ferrum::eval::nnue::default_net(),
     }
 }
 
@@ -65,7 +67,7 @@ fn records_are_the_games_played_and_read_back_legal() {
     for ((rec, (sample, result)), line) in records.iter().zip(&samples).zip(&lines) {
         // Kept positions: not in check, no mate score.
         assert!(!sample.pos.is_check());
-        assert!(sample.score.abs() < ferrum::score::MATE_BOUND);
+        assert!(sample.score.abs() < ferrum::chess::score::MATE_BOUND);
         // The record, from the side to move: the board mirrored for Black.
         let back = record_position(rec).unwrap();
         let white = sample.pos.turn() == Color::White;
@@ -85,7 +87,7 @@ fn records_are_the_games_played_and_read_back_legal() {
         // The text line: FEN | score | result, White's point of view.
         let parts: Vec<&str> = line.split(" | ").collect();
         assert_eq!(parts.len(), 3, "{line}");
-        let pos: Chess = ferrum::fen::parse_fen(parts[0], false).unwrap();
+        let pos: Chess = ferrum::chess::fen::parse_fen(parts[0], false).unwrap();
         assert_eq!(pos.board(), sample.pos.board());
         let white_score: i32 = parts[1].parse().unwrap();
         assert_eq!(

@@ -4,11 +4,11 @@
 
 mod common;
 
-use ferrum::epd::{parse_line, parse_text, resolve_move};
-use ferrum::fen::parse_fen;
+use ferrum::chess::fen::parse_fen;
 use ferrum::search::Limits;
-use ferrum::suite::{self, Suite, SuiteConfig};
-use ferrum::tt::TranspositionTable;
+use ferrum::search::tt::TranspositionTable;
+use ferrum::tools::epd::{parse_line, parse_text, resolve_move};
+use ferrum::tools::suite::{self, Suite, SuiteConfig};
 use shakmaty::{Chess, Position};
 
 /// Every tactical file of the shared data folder (`tactical/`), with its
@@ -167,7 +167,7 @@ fn small_suite_at_fixed_nodes_scores_exactly() {
         },
         threads: 1,
         default_mate: None,
-        params: ferrum::params::Params::default(),
+        params: ferrum::search::params::Params::default(),
     };
     let tt = TranspositionTable::new(16);
     let results: Vec<_> = suite
@@ -218,7 +218,7 @@ fn plain_mate_files_solve_with_a_default_mate_length() {
         },
         threads: 1,
         default_mate: Some(1),
-        params: ferrum::params::Params::default(),
+        params: ferrum::search::params::Params::default(),
     };
     let tt = TranspositionTable::new(16);
     for rec in &suite.records {

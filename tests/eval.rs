@@ -4,13 +4,13 @@
 
 mod common;
 
+use ferrum::chess::fen::parse_fen;
+use ferrum::chess::state::GameState;
 use ferrum::eval::layout::{self, NUM_WEIGHTS, S};
 use ferrum::eval::{evaluate, trace};
-use ferrum::fen::parse_fen;
+use ferrum::search::tt::TranspositionTable;
 use ferrum::search::{Limits, SearchOptions, Signals, Silent, search};
-use ferrum::state::GameState;
-use ferrum::tt::TranspositionTable;
-use ferrum::tune::{self, Dataset, TuneConfig};
+use ferrum::tools::tune::{self, Dataset, TuneConfig};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use shakmaty::fen::Fen;
@@ -104,7 +104,7 @@ fn symmetric_on_suite_positions() {
         let Some(path) = common::suite("eval_symmetric_on_suite_positions", file) else {
             return;
         };
-        let suite = ferrum::suite::Suite::load(&path).unwrap();
+        let suite = ferrum::tools::suite::Suite::load(&path).unwrap();
         positions.extend(suite.records.into_iter().map(|r| r.pos));
     }
     assert!(positions.len() > 7000);

@@ -3,11 +3,11 @@
 //! learning a known target, and the net file's validation.
 
 use bulletformat::ChessBoard;
-use ferrum::datagen::{Sample, to_record};
-use ferrum::nnue::{
+use ferrum::eval::nnue::{
     Accumulator, AccumulatorStack, Network, default_net, mirror_features, network, record_features,
 };
-use ferrum::train::{self, FloatNet, TrainConfig};
+use ferrum::tools::datagen::{Sample, to_record};
+use ferrum::tools::train::{self, FloatNet, TrainConfig};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use shakmaty::fen::Fen;
@@ -414,10 +414,10 @@ fn a_net_with_output_buckets_learns_material() {
     eprintln!("validation loss {before:.6} -> {after:.6}");
     assert!(after < before * 0.3, "{before} -> {after}");
     // The buckets were trained apart: they no longer all match the first.
-    let first = &net.out_w[..2 * ferrum::nnue::HIDDEN];
+    let first = &net.out_w[..2 * ferrum::eval::nnue::HIDDEN];
     let differing = net
         .out_w
-        .chunks_exact(2 * ferrum::nnue::HIDDEN)
+        .chunks_exact(2 * ferrum::eval::nnue::HIDDEN)
         .filter(|l| l != &first)
         .count();
     assert!(differing >= 5, "{differing}");
@@ -453,7 +453,7 @@ fn output_buckets_follow_the_piece_count_alike_in_engine_and_trainer() {
     let mut buckets = std::collections::HashSet::new();
     for (p, rec) in positions.iter().zip(&records) {
         let pieces = p.board().occupied().count() as u32;
-        buckets.insert(ferrum::nnue::output_bucket(pieces, 8));
+        buckets.insert(ferrum::eval::nnue::output_bucket(pieces, 8));
         let acc = Accumulator::refresh(&q, p.board());
         assert_eq!(acc.pieces(), pieces);
         let float = f.eval_record(rec);
@@ -464,9 +464,9 @@ fn output_buckets_follow_the_piece_count_alike_in_engine_and_trainer() {
         );
     }
     assert!(buckets.len() >= 5, "{buckets:?}");
-    assert_eq!(ferrum::nnue::output_bucket(32, 8), 7);
-    assert_eq!(ferrum::nnue::output_bucket(2, 8), 0);
-    assert_eq!(ferrum::nnue::output_bucket(17, 1), 0);
+    assert_eq!(ferrum::eval::nnue::output_bucket(32, 8), 7);
+    assert_eq!(ferrum::eval::nnue::output_bucket(2, 8), 0);
+    assert_eq!(ferrum::eval::nnue::output_bucket(17, 1), 0);
 }
 
 #[test]

@@ -11,9 +11,9 @@
 mod common;
 
 use common::perft_suite;
-use ferrum::fen::parse_fen;
-use ferrum::perft::{divide, perft, perft_parallel};
-use ferrum::state::GameState;
+use ferrum::chess::fen::parse_fen;
+use ferrum::chess::perft::{divide, perft, perft_parallel};
+use ferrum::chess::state::GameState;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use shakmaty::zobrist::Zobrist64;

@@ -3,13 +3,13 @@
 
 mod common;
 
-use ferrum::epd::{parse_text, solve};
-use ferrum::fen::parse_fen;
-use ferrum::score::to_uci;
+use ferrum::chess::fen::parse_fen;
+use ferrum::chess::score::to_uci;
+use ferrum::chess::state::GameState;
+use ferrum::search::tt::TranspositionTable;
 use ferrum::search::{Limits, SearchOptions, Signals, Silent, search, search_fixed_depth};
-use ferrum::state::GameState;
-use ferrum::suite::Suite;
-use ferrum::tt::TranspositionTable;
+use ferrum::tools::epd::{parse_text, solve};
+use ferrum::tools::suite::Suite;
 use shakmaty::{Chess, Move, Position};
 
 /// Whether the side to move can force mate in at most `k` moves, by an
@@ -196,7 +196,16 @@ fn win_at_chess_fixed_nodes() {
     let tt = TranspositionTable::new(16);
     let solved = records
         .iter()
-        .filter(|r| solve(r, &limits, 1, &ferrum::params::Params::default(), &tt).solved)
+        .filter(|r| {
+            solve(
+                r,
+                &limits,
+                1,
+                &ferrum::search::params::Params::default(),
+                &tt,
+            )
+            .solved
+        })
         .count();
     println!("WAC solved at 100k nodes: {solved}/300");
     assert!(solved >= WAC_SOLVED_AT_100K, "solved {solved}");
@@ -227,7 +236,7 @@ fn score_at_depth(fen: &str, moves: &[&str], depth: i32) -> i32 {
     let pos = parse_fen(fen, false).unwrap();
     let mut state = GameState::new(pos);
     for m in moves {
-        let mv = ferrum::engine::parse_move(state.pos(), m).unwrap();
+        let mv = ferrum::uci::engine::parse_move(state.pos(), m).unwrap();
         state.play(mv);
     }
     state.commit();
@@ -248,7 +257,7 @@ fn draws_score_zero() {
 fn after_shuffles(fen: &str) -> GameState {
     let mut state = GameState::new(parse_fen(fen, false).unwrap());
     for m in ["g1f3", "b8c6", "f3g1", "c6b8", "g1f3", "b8c6", "f3g1"] {
-        let mv = ferrum::engine::parse_move(state.pos(), m).unwrap();
+        let mv = ferrum::uci::engine::parse_move(state.pos(), m).unwrap();
         state.play(mv);
     }
     state.commit();
@@ -257,7 +266,7 @@ fn after_shuffles(fen: &str) -> GameState {
 
 #[test]
 fn threefold_repetition_is_taken_when_behind_and_avoided_when_ahead() {
-    let c6b8 = |s: &GameState| ferrum::engine::parse_move(s.pos(), "c6b8").unwrap();
+    let c6b8 = |s: &GameState| ferrum::uci::engine::parse_move(s.pos(), "c6b8").unwrap();
     // Black is a queen down: repeating draws at once.
     let behind = after_shuffles("1n2k3/8/8/8/8/8/8/3QK1N1 w - - 0 1");
     let r = search_fixed_depth(&behind, 6, 4);
@@ -272,8 +281,8 @@ fn threefold_repetition_is_taken_when_behind_and_avoided_when_ahead() {
 
 #[test]
 fn bench_is_deterministic() {
-    let a = ferrum::bench::run(5, &|_, _| {});
-    let b = ferrum::bench::run(5, &|_, _| {});
+    let a = ferrum::search::bench::run(5, &|_, _| {});
+    let b = ferrum::search::bench::run(5, &|_, _| {});
     assert_eq!(a.nodes, b.nodes);
     assert!(a.nodes > 10_000);
 }
@@ -283,7 +292,7 @@ fn node_limit_and_searchmoves() {
     let state = GameState::new(shakmaty::Chess::default());
     let tt = TranspositionTable::new(4);
     let signals = Signals::default();
-    let a2a3 = ferrum::engine::parse_move(state.pos(), "a2a3").unwrap();
+    let a2a3 = ferrum::uci::engine::parse_move(state.pos(), "a2a3").unwrap();
     let limits = Limits {
         nodes: Some(20_000),
         searchmoves: vec![a2a3],

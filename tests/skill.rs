@@ -1,10 +1,10 @@
 //! Weakened play: the same seed gives the same game, other seeds other
 //! games; every move legal.
 
+use ferrum::chess::state::GameState;
+use ferrum::search::skill::{LINES, Skill};
+use ferrum::search::tt::TranspositionTable;
 use ferrum::search::{Limits, SearchOptions, Signals, Silent, search};
-use ferrum::skill::{LINES, Skill};
-use ferrum::state::GameState;
-use ferrum::tt::TranspositionTable;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use shakmaty::{Chess, Position};

@@ -4,8 +4,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::channel;
 
-use ferrum::threads::ThreadPool;
-use ferrum::tt::{Bound, TranspositionTable};
+use ferrum::search::threads::ThreadPool;
+use ferrum::search::tt::{Bound, TranspositionTable};
 use shakmaty::{Chess, Color, Position};
 
 #[test]
@@ -52,7 +52,7 @@ fn pool_threads_run_jobs_and_keep_their_data() {
 
 /// A fresh history's value after one update of `delta`.
 fn ferrum_history_after(delta: i32) -> i32 {
-    let mut h = ferrum::history::History::default();
+    let mut h = ferrum::search::history::History::default();
     let m = Chess::default().legal_moves()[0];
     h.update_quiet(Color::White, m, delta);
     h.quiet(Color::White, m)
@@ -131,7 +131,7 @@ fn thread_result(m: shakmaty::Move, score: i32, depth: i32) -> ferrum::search::S
 
 #[test]
 fn the_threads_vote_for_the_move_played() {
-    use ferrum::score::{MATE, mate_in, mated_in};
+    use ferrum::chess::score::{MATE, mate_in, mated_in};
     use ferrum::search::best_thread;
     let moves = Chess::default().legal_moves();
     let (a, b) = (moves[0], moves[1]);

@@ -6,7 +6,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use ferrum::nnue::network::DEFAULT_NAME as DEFAULT_NET;
+use ferrum::eval::nnue::network::DEFAULT_NAME as DEFAULT_NET;
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Position};
@@ -167,7 +167,11 @@ fn handshake_lists_every_option() {
     let mut e = Engine::start();
     e.send("uci");
     let lines = e.until("uciok");
-    assert!(lines[0].starts_with("id name Ferrum "));
+    // The version comes from Cargo.toml (CHANGELOG.md says what each one changed).
+    assert_eq!(
+        lines[0],
+        concat!("id name Ferrum ", env!("CARGO_PKG_VERSION"))
+    );
     assert!(lines.iter().any(|l| l.starts_with("id author ")));
     let eval_file = format!("option name EvalFile type string default {DEFAULT_NET}");
     for opt in [
@@ -592,13 +596,17 @@ fn own_book_plays_book_moves_and_refuses_bad_files() {
     let dir = std::env::temp_dir().join(format!("ferrum-uci-book-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pgn = "[Result \"1-0\"]\n\n1. d4 d5 2. c4 1-0\n\n[Result \"1-0\"]\n\n1. d4 Nf6 2. c4 1-0\n";
-    let games: Vec<_> = ferrum::pgn::read_games(pgn.as_bytes())
+    let games: Vec<_> = ferrum::tools::pgn::read_games(pgn.as_bytes())
         .unwrap()
         .into_iter()
         .map(|g| g.unwrap())
         .collect();
     let book = dir.join("book.bin");
-    std::fs::write(&book, ferrum::book::build(&games, 40, 1).to_bytes()).unwrap();
+    std::fs::write(
+        &book,
+        ferrum::tools::book_build::build(&games, 40, 1).to_bytes(),
+    )
+    .unwrap();
     let bad = dir.join("bad.bin");
     std::fs::write(&bad, [1u8, 2, 3]).unwrap();
 
@@ -741,7 +749,9 @@ fn nnue_line(e: &mut Engine) -> String {
 fn eval_file_loads_good_nets_and_refuses_bad_ones() {
     let dir = std::env::temp_dir().join(format!("ferrum-evalfile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let good = ferrum::train::FloatNet::random(8).quantise().to_bytes();
+    let good = ferrum::tools::train::FloatNet::random(8)
+        .quantise()
+        .to_bytes();
     let good_path = dir.join("other.nnue");
     std::fs::write(&good_path, &good).unwrap();
     let truncated = dir.join("truncated.nnue");
@@ -819,7 +829,7 @@ fn search_parameters_are_options_when_tuning() {
     let mut e = Engine::start_with(&[("FERRUM_TUNE", "1")]);
     e.send("uci");
     let lines = e.until("uciok");
-    for spec in ferrum::params::SPECS {
+    for spec in ferrum::search::params::SPECS {
         let want = format!(
             "option name {} type spin default {} min {} max {}",
             spec.name, spec.default, spec.min, spec.max

@@ -60,7 +60,10 @@ def test_external_tool_on_path_gets_the_match(tmp_path):
     fake = tmp_path / "fastchess"
     fake.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {log}\n")
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    env = dict(os.environ, PATH=f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    # PATH holds the stand-in and nothing else, so that a real fastchess or
+    # cutechess-cli on this machine can neither take the match nor change
+    # which tool is named.
+    env = dict(os.environ, PATH=str(tmp_path))
     r = run(["--engine", f"new={ferrum_path()};Hash=32", "--engine", f"old={ferrum_path()}",
              "--book", BOOK, "--tc", "40/2", "--games", "10", "--concurrency", "3",
              "--sprt", "0", "5"], env=env)
@@ -103,9 +106,12 @@ def test_fixed_nodes_games_repeat_exactly(tmp_path):
     log = tmp_path / "cc.txt"
     fake.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {log}\n")
     fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    env = dict(os.environ, PATH=f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
-    r = run(["--engine", ferrum_path(), "--engine", ferrum_path(), "--book", BOOK, "--nodes", "800"],
-            env=env)
+    # PATH holds the stand-in and nothing else, so that a real fastchess or
+    # cutechess-cli on this machine can neither take the match nor change
+    # which tool is named.
+    env = dict(os.environ, PATH=str(tmp_path))
+    r = run(["--engine", ferrum_path(), "--engine", ferrum_path(), "--book", BOOK, "--nodes", "800",
+             "--runner", "cutechess-cli"], env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     args = log.read_text().split("\n")
     assert args[args.index("-each") + 1:args.index("-each") + 3] == ["tc=inf", "nodes=800"]

@@ -1,4 +1,13 @@
-//! Static evaluation, tapered between a middlegame and an endgame score by
+//! The evaluation layer: what a position is worth to the side to move.
+//!
+//! Owns the hand-crafted evaluation (this file and the modules below), the
+//! network ([`nnue`]: weights, file format, incremental accumulators) and
+//! the meaning of a score in wins, draws and losses ([`wdl`]).
+//!
+//! Uses: [`crate::chess`] only. The search, the protocol and the tools use
+//! it.
+//!
+//! The hand-crafted evaluation is tapered between a middlegame and an endgame score by
 //! the material left on the board, from the side to move's point of view.
 //!
 //! - [`features`]: every term (material, piece squares, mobility, pawn
@@ -14,28 +23,17 @@
 pub mod endgame;
 pub mod features;
 pub mod layout;
+pub mod nnue;
+pub mod wdl;
 pub mod weights;
 
 use std::fmt::Write;
 
-use shakmaty::{Board, Chess, Color, Position, Role};
+use shakmaty::{Board, Chess, Color, Position};
 
 use features::Sink;
 use layout::{Group, NUM_WEIGHTS, S, term_of};
 pub use weights::WEIGHTS;
-
-/// Material value of a role in centipawns (middlegame), for move ordering
-/// and exchange evaluation.
-pub const fn piece_value(role: Role) -> i32 {
-    match role {
-        Role::Pawn => 100,
-        Role::Knight => 320,
-        Role::Bishop => 330,
-        Role::Rook => 500,
-        Role::Queen => 950,
-        Role::King => 20000,
-    }
-}
 
 /// Sums weights times coefficients, White minus Black.
 struct Sum<'a> {

@@ -1,0 +1,177 @@
+//! `ferrum train`: training a network on datagen output.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Args;
+
+use crate::tools::datagen;
+
+/// Arguments of `ferrum train`.
+#[derive(Args)]
+pub(super) struct TrainArgs {
+    /// Datagen files (bulletformat ChessBoard records).
+    #[arg(required = true)]
+    data: Vec<PathBuf>,
+    /// The trained net (quantised, engine format).
+    #[arg(long, default_value = "ferrum.nnue")]
+    out: PathBuf,
+    /// Each epoch's net (`epoch-N.nnue`) and the float checkpoint (`last.ckpt`) go here.
+    #[arg(long, default_value = "nets/train")]
+    checkpoints: PathBuf,
+    /// Continue from a float checkpoint (`last.ckpt`) or from a quantised net
+    /// (`.nnue`, such as the shipped one) instead of random weights.
+    #[arg(long)]
+    resume: Option<PathBuf>,
+    /// Full passes over the training data.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=10000))]
+    epochs: u64,
+    /// Positions per gradient step.
+    #[arg(long, default_value_t = 16384, value_parser = clap::value_parser!(u64).range(1..))]
+    batch_size: u64,
+    /// Starting learning rate (AdamW); it falls along a cosine to --lr-end.
+    #[arg(long, default_value_t = 0.001)]
+    lr: f32,
+    /// Learning rate at the end of the last epoch.
+    #[arg(long, default_value_t = 0.00001)]
+    lr_end: f32,
+    /// Weight of the game result in the target; the rest is sigmoid(score / 400).
+    #[arg(long, default_value_t = 0.25)]
+    wdl: f32,
+    /// Share of the (shuffled) data held out for the validation loss.
+    #[arg(long, default_value_t = 0.02)]
+    validation: f64,
+    /// Threads.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: u16,
+    /// Seed of the initial weights, the shuffles and the held-out split.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Train a net that mirrors the board left-right when a perspective's king is on files e-h.
+    #[arg(long)]
+    mirror: bool,
+    /// Give the net 8 output layers chosen by the number of pieces on the board; a resumed
+    /// net with one starts with 8 copies of it (evaluating exactly as before).
+    #[arg(long)]
+    output_buckets: bool,
+    /// Show each training position mirrored left-right half of the time (a net that
+    /// mirrors already is trained as it is).
+    #[arg(long)]
+    augment_mirror: bool,
+}
+
+/// `ferrum train`: loads and splits the data, trains, writes a net after
+/// every epoch and the final one to `--out`.
+pub(super) fn run(args: &TrainArgs) -> ExitCode {
+    use crate::tools::train::{self, FloatNet, TrainConfig};
+    let start = Instant::now();
+    let mut records = Vec::new();
+    for p in &args.data {
+        match datagen::read_records(p) {
+            Ok(r) => records.extend(r),
+            Err(e) => {
+                eprintln!("ferrum train: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
+    if records.is_empty() {
+        eprintln!("ferrum train: no positions in the data");
+        return ExitCode::from(1);
+    }
+    let cfg = TrainConfig {
+        epochs: args.epochs as usize,
+        batch_size: args.batch_size as usize,
+        lr: args.lr,
+        lr_end: args.lr_end,
+        wdl: args.wdl.clamp(0.0, 1.0),
+        validation: args.validation.clamp(0.0, 0.5),
+        threads: args.threads as usize,
+        seed: args.seed,
+        out_dir: args.checkpoints.clone(),
+        augment_mirror: args.augment_mirror,
+        ..TrainConfig::default()
+    };
+    let mut net = match &args.resume {
+        Some(p) => match std::fs::read(p)
+            .map_err(|e| e.to_string())
+            .and_then(|b| FloatNet::from_checkpoint_or_net(&b))
+        {
+            Ok(n) => n,
+            Err(e) => {
+                eprintln!("ferrum train: {}: {e}", p.display());
+                return ExitCode::from(1);
+            }
+        },
+        None => FloatNet {
+            mirror: args.mirror,
+            ..FloatNet::random(args.seed)
+        },
+    };
+    if args.output_buckets && net.buckets() == 1 {
+        net = net.with_output_buckets();
+    }
+    if let Err(e) = std::fs::create_dir_all(&cfg.out_dir) {
+        eprintln!("ferrum train: cannot create {}: {e}", cfg.out_dir.display());
+        return ExitCode::from(1);
+    }
+    let (training, validation) = train::split(records, &cfg);
+    println!(
+        "{} training and {} held-out positions, {}->{}x2->1 SCReLU{}{}{}, {} epochs, batch {}, lr {} -> {}, wdl {}",
+        training.len(),
+        validation.len(),
+        crate::eval::nnue::INPUTS,
+        crate::eval::nnue::HIDDEN,
+        if net.mirror { " (mirrored)" } else { "" },
+        if net.buckets() > 1 {
+            format!(", {} output buckets", net.buckets())
+        } else {
+            String::new()
+        },
+        if cfg.mirror_augments(&net) {
+            ", mirror augmentation"
+        } else {
+            ""
+        },
+        cfg.epochs,
+        cfg.batch_size,
+        cfg.lr,
+        cfg.lr_end,
+        cfg.wdl
+    );
+    println!(
+        "epoch 0: validation loss {:.6}",
+        train::mean_loss(&net, &validation, cfg.wdl, cfg.threads)
+    );
+    let mut write_error = None;
+    train::train(&mut net, training, &validation, &cfg, &mut |n, r| {
+        println!(
+            "epoch {}: training loss {:.6}  validation loss {:.6}  {:.0} pos/s  lr {:.2e}  {:.0} s",
+            r.epoch,
+            r.train_loss,
+            r.validation_loss,
+            r.positions_per_second,
+            r.lr,
+            start.elapsed().as_secs_f64()
+        );
+        let _ = std::io::stdout().flush();
+        let epoch_net = cfg.out_dir.join(format!("epoch-{}.nnue", r.epoch));
+        let ckpt = cfg.out_dir.join("last.ckpt");
+        if let Err(e) =
+            train::save_quantised(n, &epoch_net).and_then(|()| std::fs::write(&ckpt, n.to_bytes()))
+        {
+            write_error = Some(e);
+        }
+    });
+    if let Some(e) = write_error {
+        eprintln!("ferrum train: cannot write a checkpoint: {e}");
+    }
+    if let Err(e) = train::save_quantised(&net, &args.out) {
+        eprintln!("ferrum train: cannot write {}: {e}", args.out.display());
+        return ExitCode::from(1);
+    }
+    println!("wrote {}", args.out.display());
+    ExitCode::SUCCESS
+}

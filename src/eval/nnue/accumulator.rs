@@ -1,0 +1,196 @@
+//! The hidden layer before activation ("accumulator"), one per perspective,
+//! updated by the few inputs a move changes rather than recomputed: a quiet
+//! move subtracts one row and adds one, a capture subtracts two, castling
+//! subtracts two and adds two. The search keeps a stack of them, one per
+//! ply, so unmaking a move is a pop. With a mirroring net, a king move
+//! across the d/e line changes every input of its side's perspective: that
+//! perspective is recomputed from the board instead.
+
+use std::sync::Arc;
+
+use arrayvec::ArrayVec;
+use shakmaty::{Board, Chess, Color, Move, Piece, Position, Square};
+
+use super::{HIDDEN, Network, feature, mirrors, side_index};
+use crate::chess::moves::{Delta, delta};
+
+/// Hidden-layer sums for both perspectives (White's, then Black's), and the
+/// number of pieces on the board (it picks the output bucket).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Accumulator {
+    v: [[i16; HIDDEN]; 2],
+    pieces: u8,
+}
+
+impl Accumulator {
+    /// The sums from `perspective`'s point of view.
+    #[inline]
+    pub fn side(&self, perspective: Color) -> &[i16; HIDDEN] {
+        &self.v[side_index(perspective)]
+    }
+
+    /// Pieces on the board, kings included.
+    #[inline]
+    pub fn pieces(&self) -> u32 {
+        u32::from(self.pieces)
+    }
+
+    /// Computes both perspectives from scratch.
+    pub fn refresh(net: &Network, board: &Board) -> Accumulator {
+        let mut acc = Accumulator {
+            v: [net.ft_bias; 2],
+            pieces: board.occupied().count() as u8,
+        };
+        for c in Color::ALL {
+            acc.v[side_index(c)] = refresh_side(net, board, c);
+        }
+        acc
+    }
+}
+
+/// One perspective's sums from scratch.
+fn refresh_side(net: &Network, board: &Board, c: Color) -> [i16; HIDDEN] {
+    let mirror = mirrors(net.mirror, board.king_of(c));
+    let mut v = net.ft_bias;
+    for (square, piece) in board {
+        let row = &net.ft_weights[feature(c, piece, square, mirror)];
+        for (a, &w) in v.iter_mut().zip(row) {
+            *a = a.wrapping_add(w);
+        }
+    }
+    v
+}
+
+/// Whether the mover's king changes side of the d/e line.
+fn crosses_centre(d: &Delta, us: Color) -> bool {
+    let king = us.king();
+    let from = d.sub.iter().find(|&&(p, _)| p == king).map(|&(_, s)| s);
+    let to = d.add.iter().find(|&&(p, _)| p == king).map(|&(_, s)| s);
+    match (from, to) {
+        (Some(f), Some(t)) => (f.file() >= shakmaty::File::E) != (t.file() >= shakmaty::File::E),
+        _ => false,
+    }
+}
+
+/// `dst = src + Σ adds − Σ subs`, in one pass the compiler vectorises.
+#[inline]
+fn apply(
+    dst: &mut [i16; HIDDEN],
+    src: &[i16; HIDDEN],
+    adds: &[&[i16; HIDDEN]],
+    subs: &[&[i16; HIDDEN]],
+) {
+    match (adds, subs) {
+        ([a], [s]) => {
+            for i in 0..HIDDEN {
+                dst[i] = src[i].wrapping_add(a[i]).wrapping_sub(s[i]);
+            }
+        }
+        ([a], [s1, s2]) => {
+            for i in 0..HIDDEN {
+                dst[i] = src[i]
+                    .wrapping_add(a[i])
+                    .wrapping_sub(s1[i])
+                    .wrapping_sub(s2[i]);
+            }
+        }
+        _ => {
+            *dst = *src;
+            for a in adds {
+                for i in 0..HIDDEN {
+                    dst[i] = dst[i].wrapping_add(a[i]);
+                }
+            }
+            for s in subs {
+                for i in 0..HIDDEN {
+                    dst[i] = dst[i].wrapping_sub(s[i]);
+                }
+            }
+        }
+    }
+}
+
+/// The accumulators of the positions along the current line, for one net.
+#[derive(Clone)]
+pub struct AccumulatorStack {
+    net: Arc<Network>,
+    /// Slots `..=top` hold the line; slots above it are left from earlier
+    /// lines and reused, so a push writes its slot once instead of copying
+    /// the parent there first.
+    stack: Vec<Accumulator>,
+    top: usize,
+}
+
+impl AccumulatorStack {
+    /// A stack holding the accumulator of `board`.
+    pub fn new(net: Arc<Network>, board: &Board) -> AccumulatorStack {
+        let mut stack = Vec::with_capacity(256);
+        stack.push(Accumulator::refresh(&net, board));
+        AccumulatorStack { net, stack, top: 0 }
+    }
+
+    /// The net these accumulators belong to.
+    pub fn net(&self) -> &Network {
+        &self.net
+    }
+
+    /// The accumulator of the current position.
+    #[inline]
+    pub fn current(&self) -> &Accumulator {
+        // `top` is always a written slot: `new` writes 0 and `push` the next.
+        &self.stack[self.top]
+    }
+
+    /// The network's evaluation of the current position for `stm`.
+    #[inline]
+    pub fn evaluate(&self, stm: Color) -> i32 {
+        self.net.evaluate(self.current(), stm)
+    }
+
+    /// Pushes the accumulator of the position after `m`; `pos` is the
+    /// position before it (the move must be legal there).
+    pub fn push(&mut self, pos: &Chess, m: Move) {
+        let us = pos.turn();
+        let d = delta(us, m);
+        // The child is written in place in the slot above its parent
+        // (the accumulators are hundreds of bytes: no copies). Every
+        // branch below writes every sum of both perspectives.
+        let top = self.top;
+        if self.stack.len() == top + 1 {
+            self.stack.push(self.stack[top]);
+        }
+        self.top = top + 1;
+        let (below, above) = self.stack.split_at_mut(top + 1);
+        let parent = &below[top];
+        let next = &mut above[0];
+        // A capture takes one piece off (a promotion swaps one for another).
+        next.pieces = (parent.pieces as usize + d.add.len()).saturating_sub(d.sub.len()) as u8;
+        for c in Color::ALL {
+            let mirror = mirrors(self.net.mirror, pos.board().king_of(c));
+            if c == us && self.net.mirror && crosses_centre(&d, us) {
+                let mut after = pos.board().clone();
+                for &(_, s) in &d.sub {
+                    after.discard_piece_at(s);
+                }
+                for &(p, s) in &d.add {
+                    after.set_piece_at(s, p);
+                }
+                next.v[side_index(c)] = refresh_side(&self.net, &after, c);
+                continue;
+            }
+            let rows = |list: &ArrayVec<(Piece, Square), 2>| -> ArrayVec<&[i16; HIDDEN], 2> {
+                list.iter()
+                    .map(|&(p, s)| &self.net.ft_weights[feature(c, p, s, mirror)])
+                    .collect()
+            };
+            let i = side_index(c);
+            apply(&mut next.v[i], &parent.v[i], &rows(&d.add), &rows(&d.sub));
+        }
+    }
+
+    /// Returns to the position before the last [`push`](Self::push).
+    #[inline]
+    pub fn pop(&mut self) {
+        self.top = self.top.saturating_sub(1);
+    }
+}

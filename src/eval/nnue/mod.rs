@@ -1,0 +1,146 @@
+//! Neural-network evaluation (NNUE): a perspective network, 768 inputs
+//! (colour relative to the perspective, piece type, square, with the board
+//! flipped for Black) → [`HIDDEN`] neurons per perspective, squared clipped
+//! ReLU (SCReLU) → one output, in quantised integers.
+//!
+//! - [`network`]: the weights, the file format, the embedded default net and
+//!   the output layer;
+//! - [`accumulator`]: the hidden layer before activation, kept incrementally
+//!   as moves are made and unmade (a stack, one entry per ply);
+//! - `tools::train` (a tool, outside the engine) trains a net in floats and
+//!   writes it in this format.
+//!
+//! The input indexing is the one shared by the trainer and the engine:
+//! [`feature`] for a board square and [`record_features`] for a
+//! bulletformat record (which stores the side to move as White). A net may
+//! be *mirrored* (a flag in its file): each perspective then also flips the
+//! board left-right whenever its own king stands on files e–h, so that
+//! what is learnt on one wing serves the other. A net may also have
+//! *output buckets* (another flag): [`OUTPUT_BUCKETS`] output layers, the
+//! one used chosen by the number of pieces on the board
+//! ([`output_bucket`]), so that the middlegame and the endgame weigh the
+//! same hidden features differently.
+
+pub mod accumulator;
+pub mod network;
+
+pub use accumulator::{Accumulator, AccumulatorStack};
+pub use network::{Network, default_net};
+
+use shakmaty::{Chess, Color, Piece, Position, Square};
+
+/// Inputs: 2 colours (own, other) × 6 piece types × 64 squares.
+pub const INPUTS: usize = 768;
+/// Hidden neurons per perspective.
+pub const HIDDEN: usize = 128;
+/// Quantisation of the feature transformer (weights and biases × `QA`);
+/// activations are clipped to `0..=QA`.
+pub const QA: i32 = 255;
+/// Quantisation of the output weights (× `QB`).
+pub const QB: i32 = 256;
+/// Centipawns per unit of the network's output (the trainer's sigmoid scale).
+pub const SCALE: i32 = 400;
+/// Largest weight magnitude the trainer allows (so `QB` × it fits the
+/// output-layer arithmetic and `QA` × it an `i16`).
+pub const WEIGHT_CLIP: f32 = 1.98;
+
+/// Output layers of a net with output buckets (one without has one).
+pub const OUTPUT_BUCKETS: usize = 8;
+
+/// The output layer used for a position with `pieces` pieces on the board
+/// (kings included) by a net with `buckets` output layers (1 or
+/// [`OUTPUT_BUCKETS`]): 2–5 pieces use the first, 30–32 the last.
+#[inline]
+pub fn output_bucket(pieces: u32, buckets: usize) -> usize {
+    if buckets <= 1 {
+        return 0;
+    }
+    (pieces.saturating_sub(2) as usize / 4).min(buckets - 1)
+}
+
+/// Index into `[0, 2)` for a colour, the same order everywhere in this module.
+#[inline]
+pub fn side_index(c: Color) -> usize {
+    match c {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+/// The input index of `piece` on `square` seen from `perspective`: own
+/// pieces first, then the other side's; squares flipped vertically for
+/// Black, and left-right too when `mirror` (see [`mirrors`]).
+#[inline]
+pub fn feature(perspective: Color, piece: Piece, square: Square, mirror: bool) -> usize {
+    let own = usize::from(piece.color != perspective);
+    let sq = match perspective {
+        Color::White => square as usize,
+        Color::Black => square as usize ^ 56,
+    } ^ if mirror { 7 } else { 0 };
+    own * 384 + (piece.role as usize - 1) * 64 + sq
+}
+
+/// Whether a perspective whose king stands on `king` sees the board
+/// mirrored left-right, for a net that mirrors.
+#[inline]
+pub fn mirrors(net_mirrors: bool, king: Option<Square>) -> bool {
+    net_mirrors && king.is_some_and(|k| k.file() >= shakmaty::File::E)
+}
+
+/// Inputs of a bulletformat record for the side to move and for the other
+/// side, through the same indexing as [`feature`] (`mirror`: the net
+/// mirrors). The record's pieces are already from the side to move's point
+/// of view (code bit 3 set: the other side's piece; bits 0–2: pawn..king).
+pub fn record_features(
+    rec: &bulletformat::ChessBoard,
+    mirror: bool,
+    stm: &mut Vec<u16>,
+    nstm: &mut Vec<u16>,
+) {
+    stm.clear();
+    nstm.clear();
+    // Files are the same from both sides: only the flip differs.
+    let (mut flip_stm, mut flip_nstm) = (0, 0);
+    if mirror {
+        for (piece, square) in *rec {
+            if piece & 7 == 5 && square % 8 >= 4 {
+                if piece & 8 == 0 {
+                    flip_stm = 7;
+                } else {
+                    flip_nstm = 7;
+                }
+            }
+        }
+    }
+    for (piece, square) in *rec {
+        let other = usize::from(piece >> 3 & 1);
+        let role = usize::from(piece & 7);
+        let sq = usize::from(square);
+        if role > 5 {
+            continue;
+        }
+        stm.push((other * 384 + role * 64 + (sq ^ flip_stm)) as u16);
+        nstm.push(((1 - other) * 384 + role * 64 + (sq ^ 56 ^ flip_nstm)) as u16);
+    }
+}
+
+/// Turns the inputs of a position ([`record_features`] of a net that does
+/// not mirror) into those of its left-right mirror image: the file of every
+/// square flips, which is the low three bits of every input. The trainer's
+/// `--augment-mirror` uses it to show the net each position both ways.
+#[inline]
+pub fn mirror_features(features: &mut [u16]) {
+    features.iter_mut().for_each(|f| *f ^= 7);
+}
+
+/// The `eval` line for the network: its evaluation of `pos` from White's
+/// side in pawns and for the side to move in centipawns, and the net's name.
+pub fn describe(net: &Network, pos: &Chess, name: &str) -> String {
+    let acc = Accumulator::refresh(net, pos.board());
+    let v = net.evaluate(&acc, pos.turn());
+    let white = if pos.turn() == Color::White { v } else { -v };
+    format!(
+        "NNUE evaluation: {:+.2} (White side), {v} cp for the side to move [{name}]",
+        f64::from(white) / 100.0
+    )
+}

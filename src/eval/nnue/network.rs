@@ -1,0 +1,228 @@
+//! The network's weights, their file format, the embedded default net, and
+//! the output layer.
+//!
+//! File format (little-endian): the magic `FRNN`, then `u32` format
+//! version, input count, hidden size and flags (bit 0: the net mirrors,
+//! see [`super::mirrors`]; bit 1: it has [`OUTPUT_BUCKETS`] output layers,
+//! see [`super::output_bucket`], else one); then `i16` feature weights
+//! (`INPUTS` rows of `HIDDEN`, × `QA`), `i16` feature biases (× `QA`), for
+//! each output layer `i16` output weights (`HIDDEN` for the side to move,
+//! then `HIDDEN` for the other side, × `QB`), and then each output layer's
+//! `i32` bias (× `QA·QB`). Anything else, a wrong size above all, is refused.
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use super::{
+    Accumulator, HIDDEN, INPUTS, OUTPUT_BUCKETS, QA, QB, SCALE, WEIGHT_CLIP, output_bucket,
+};
+
+/// File magic.
+pub const MAGIC: &[u8; 4] = b"FRNN";
+/// File format version.
+pub const VERSION: u32 = 1;
+/// The file name of the embedded net, as `uci` shows it for `EvalFile`
+/// (no word `default` in it: python-chess splits option lines on that word).
+pub const DEFAULT_NAME: &str = "ferrum-n10.nnue";
+
+static EMBEDDED: &[u8] = include_bytes!("../../../nets/ferrum-n10.nnue");
+
+/// Quantised weights of a 768 → `HIDDEN` ×2 → 1 perspective network.
+#[derive(Clone)]
+pub struct Network {
+    /// One row of `HIDDEN` per input.
+    pub ft_weights: Vec<[i16; HIDDEN]>,
+    pub ft_bias: [i16; HIDDEN],
+    /// One output layer per bucket (1 or [`OUTPUT_BUCKETS`]): `[0]`
+    /// multiplies the side to move's activations, `[1]` the other side's.
+    pub out_weights: Vec<[[i16; HIDDEN]; 2]>,
+    /// One bias per output layer.
+    pub out_bias: Vec<i32>,
+    /// Each perspective mirrors the board left-right when its king is on files e–h.
+    pub mirror: bool,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let m = if self.mirror { ", mirrored" } else { "" };
+        let b = self.out_bias.len();
+        let b = if b > 1 {
+            format!(", {b} output buckets")
+        } else {
+            String::new()
+        };
+        write!(f, "Network({INPUTS}->{HIDDEN}x2->1{m}{b})")
+    }
+}
+
+/// Header bytes: magic and four `u32`.
+const HEADER: usize = 20;
+
+/// Flag bits of the header.
+const FLAG_MIRROR: u32 = 1;
+const FLAG_BUCKETS: u32 = 2;
+
+/// Size in bytes of a file holding a net of this build's shape with
+/// `buckets` output layers.
+pub const fn file_size(buckets: usize) -> usize {
+    HEADER + 2 * (INPUTS * HIDDEN + HIDDEN) + buckets * (2 * 2 * HIDDEN + 4)
+}
+
+/// Reads little-endian values in order, never past the end.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        let mut out = [0; N];
+        if let Some(src) = self.bytes.get(self.at..self.at + N) {
+            out.copy_from_slice(src);
+        }
+        self.at += N;
+        out
+    }
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes(self.take())
+    }
+    fn i16(&mut self) -> i16 {
+        i16::from_le_bytes(self.take())
+    }
+    fn i32(&mut self) -> i32 {
+        i32::from_le_bytes(self.take())
+    }
+    fn row(&mut self) -> [i16; HIDDEN] {
+        std::array::from_fn(|_| self.i16())
+    }
+}
+
+impl Network {
+    /// Parses a net file; a clear message says what is wrong with a bad one.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, String> {
+        if bytes.len() < HEADER || &bytes[0..4] != MAGIC {
+            return Err("not a Ferrum network file (no FRNN header)".into());
+        }
+        let mut r = Reader { bytes, at: 4 };
+        let (version, inputs, hidden, flags) = (r.u32(), r.u32(), r.u32(), r.u32());
+        if version != VERSION {
+            return Err(format!(
+                "network format version {version}, this build reads {VERSION}"
+            ));
+        }
+        if inputs as usize != INPUTS || hidden as usize != HIDDEN {
+            return Err(format!(
+                "network is {inputs}->{hidden}, this build plays {INPUTS}->{HIDDEN}"
+            ));
+        }
+        if flags & !(FLAG_MIRROR | FLAG_BUCKETS) != 0 {
+            return Err(format!("unknown network flags {flags:#x}"));
+        }
+        let buckets = if flags & FLAG_BUCKETS != 0 {
+            OUTPUT_BUCKETS
+        } else {
+            1
+        };
+        if bytes.len() != file_size(buckets) {
+            return Err(format!(
+                "network file has {} bytes, a {INPUTS}->{HIDDEN} net with {buckets} output layer(s) has {}",
+                bytes.len(),
+                file_size(buckets)
+            ));
+        }
+        let ft_weights = (0..INPUTS).map(|_| r.row()).collect();
+        let ft_bias = r.row();
+        let out_weights: Vec<[[i16; HIDDEN]; 2]> =
+            (0..buckets).map(|_| [r.row(), r.row()]).collect();
+        let out_bias = (0..buckets).map(|_| r.i32()).collect();
+        let limit = (WEIGHT_CLIP * QB as f32).ceil() as i16;
+        if out_weights
+            .iter()
+            .flatten()
+            .flatten()
+            .any(|w| w.abs() > limit)
+        {
+            return Err(format!(
+                "an output weight is outside ±{limit} (the trainer clips to ±{WEIGHT_CLIP})"
+            ));
+        }
+        Ok(Network {
+            ft_weights,
+            ft_bias,
+            out_weights,
+            out_bias,
+            mirror: flags & FLAG_MIRROR != 0,
+        })
+    }
+
+    /// Reads and parses a net file.
+    pub fn load(path: &Path) -> Result<Network, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The file bytes of this net (what [`Network::from_bytes`] reads).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let buckets = self.out_bias.len();
+        let mut out = Vec::with_capacity(file_size(buckets));
+        out.extend_from_slice(MAGIC);
+        let mut flags = if self.mirror { FLAG_MIRROR } else { 0 };
+        if buckets > 1 {
+            flags |= FLAG_BUCKETS;
+        }
+        for v in [VERSION, INPUTS as u32, HIDDEN as u32, flags] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        let rows = self
+            .ft_weights
+            .iter()
+            .chain(std::iter::once(&self.ft_bias))
+            .chain(self.out_weights.iter().flatten());
+        for row in rows {
+            for v in row {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        for b in &self.out_bias {
+            out.extend_from_slice(&b.to_le_bytes());
+        }
+        out
+    }
+
+    /// The evaluation in centipawns for `stm`, the side to move.
+    #[inline]
+    pub fn evaluate(&self, acc: &Accumulator, stm: shakmaty::Color) -> i32 {
+        let us = acc.side(stm);
+        let them = acc.side(!stm);
+        let b = output_bucket(acc.pieces(), self.out_bias.len());
+        let w = &self.out_weights[b];
+        let sum = screlu_dot(us, &w[0]) + screlu_dot(them, &w[1]);
+        // Activations are × QA², weights × QB: one QA off, then the bias (× QA·QB).
+        let out = sum / i64::from(QA) + i64::from(self.out_bias[b]);
+        (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
+    }
+}
+
+/// Σ clamp(x, 0, QA)² · w, exactly: a term is at most 255² · 507 (weights
+/// are checked on load), so partial sums of 16 terms fit an `i32`.
+#[inline]
+fn screlu_dot(x: &[i16; HIDDEN], w: &[i16; HIDDEN]) -> i64 {
+    let mut total = 0i64;
+    for (xs, ws) in x.chunks_exact(16).zip(w.chunks_exact(16)) {
+        let mut part = 0i32;
+        for (&a, &b) in xs.iter().zip(ws) {
+            let c = i32::from(a).clamp(0, QA);
+            part += c * i32::from(b) * c;
+        }
+        total += i64::from(part);
+    }
+    total
+}
+
+/// The embedded default net, parsed once. `None` only if the build embedded
+/// a file of the wrong shape (a test guards against that).
+pub fn default_net() -> Option<Arc<Network>> {
+    static NET: OnceLock<Option<Arc<Network>>> = OnceLock::new();
+    NET.get_or_init(|| Network::from_bytes(EMBEDDED).ok().map(Arc::new))
+        .clone()
+}

@@ -1,0 +1,146 @@
+//! Static-evaluation correction history: how far the searched score of
+//! positions with the same pawn structure, and with the same placement of
+//! one side's pieces, has been from their static evaluation, as running
+//! averages per side to move. The search adds the averages to the static
+//! evaluation it prunes with, so that an evaluation that is wrong about a
+//! structure is corrected by what the search found.
+
+use shakmaty::{Board, Color};
+
+/// Entries per side to move (a power of two).
+const SIZE: usize = 16_384;
+/// Fixed-point scale of the stored averages.
+const GRAIN: i32 = 256;
+/// The largest average one table holds, in centipawns (the correction adds
+/// the pawn table twice and each side's table once, halved: up to twice this).
+const MAX_CORRECTION: i32 = 64;
+/// Weights are out of this; a search of depth `d` weighs `min(d + 1, 16)`.
+const WEIGHT_SCALE: i32 = 256;
+
+/// Per-thread correction tables, keyed by side to move and by the pawn
+/// structure, White's pieces (pawns aside) and Black's pieces.
+pub struct CorrectionHistory {
+    pawn: Vec<i32>,
+    non_pawn: [Vec<i32>; 2],
+}
+
+impl Default for CorrectionHistory {
+    fn default() -> Self {
+        CorrectionHistory {
+            pawn: vec![0; 2 * SIZE],
+            non_pawn: [vec![0; 2 * SIZE], vec![0; 2 * SIZE]],
+        }
+    }
+}
+
+/// A hash of both sides' pawns.
+#[inline]
+fn pawn_index(board: &Board, turn: Color) -> usize {
+    let white = (board.pawns() & board.white()).0;
+    let black = (board.pawns() & board.black()).0;
+    let h = white.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ black.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    turn as usize * SIZE + (h >> 50) as usize % SIZE
+}
+
+/// A hash of where `color`'s pieces other than pawns stand (king included).
+#[inline]
+fn non_pawn_index(board: &Board, color: Color, turn: Color) -> usize {
+    let ours = board.by_color(color);
+    let mut h = 0u64;
+    for (i, bb) in [
+        board.knights(),
+        board.bishops(),
+        board.rooks(),
+        board.queens(),
+        board.kings(),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        h ^= (bb & ours).0.wrapping_add(i as u64).wrapping_mul(KEYS[i]);
+    }
+    turn as usize * SIZE + (h >> 50) as usize % SIZE
+}
+
+/// Odd multipliers for [`non_pawn_index`], one per piece kind.
+const KEYS: [u64; 5] = [
+    0x9E37_79B9_7F4A_7C15,
+    0xC2B2_AE3D_27D4_EB4F,
+    0x1656_67B1_9E37_79F9,
+    0xD6E8_FEB8_6659_FD93,
+    0xFF51_AFD7_ED55_8CCD,
+];
+
+/// Moves one running average towards `diff` with `weight` (out of `WEIGHT_SCALE`).
+#[inline]
+fn blend(entry: &mut i32, diff: i32, weight: i32) {
+    *entry = (*entry * (WEIGHT_SCALE - weight) + diff * weight) / WEIGHT_SCALE;
+    *entry = (*entry).clamp(-MAX_CORRECTION * GRAIN, MAX_CORRECTION * GRAIN);
+}
+
+impl CorrectionHistory {
+    /// The correction to add to the static evaluation of `board` with `turn` to move.
+    #[inline]
+    pub fn correction(&self, board: &Board, turn: Color) -> i32 {
+        let pawn = self.pawn[pawn_index(board, turn)];
+        let white = self.non_pawn[0][non_pawn_index(board, Color::White, turn)];
+        let black = self.non_pawn[1][non_pawn_index(board, Color::Black, turn)];
+        (2 * pawn + white + black) / (2 * GRAIN)
+    }
+
+    /// Moves the average towards `score - eval`, the error a search of
+    /// `depth` found in the static evaluation `eval`.
+    pub fn update(&mut self, board: &Board, turn: Color, depth: i32, score: i32, eval: i32) {
+        let diff = (score - eval).clamp(-4 * MAX_CORRECTION, 4 * MAX_CORRECTION) * GRAIN;
+        let weight = (depth + 1).min(16);
+        blend(&mut self.pawn[pawn_index(board, turn)], diff, weight);
+        blend(
+            &mut self.non_pawn[0][non_pawn_index(board, Color::White, turn)],
+            diff,
+            weight,
+        );
+        blend(
+            &mut self.non_pawn[1][non_pawn_index(board, Color::Black, turn)],
+            diff,
+            weight,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::fen::parse_fen;
+    use shakmaty::Position;
+
+    #[test]
+    fn corrections_follow_the_search_and_stay_bounded() {
+        let pos = parse_fen("4k3/pp6/8/8/8/8/PP6/4K3 w - - 0 1", false).unwrap();
+        // Other pawns, the same pieces.
+        let other_pawns = parse_fen("4k3/p7/8/8/8/8/PP6/4K3 w - - 0 1", false).unwrap();
+        // Other pawns and another white king square: only Black's pieces match.
+        let other_white = parse_fen("4k3/p7/8/8/8/8/PP6/3K4 w - - 0 1", false).unwrap();
+        let mut c = CorrectionHistory::default();
+        assert_eq!(c.correction(pos.board(), Color::White), 0);
+        for _ in 0..200 {
+            c.update(pos.board(), Color::White, 10, 500, 0);
+        }
+        // Pawn table (weight 2) and both sides' piece tables, each at its bound.
+        assert_eq!(c.correction(pos.board(), Color::White), 2 * MAX_CORRECTION);
+        assert_eq!(c.correction(pos.board(), Color::Black), 0);
+        assert_eq!(
+            c.correction(other_pawns.board(), Color::White),
+            MAX_CORRECTION
+        );
+        assert_eq!(
+            c.correction(other_white.board(), Color::White),
+            MAX_CORRECTION / 2
+        );
+        for _ in 0..200 {
+            c.update(pos.board(), Color::White, 10, -30, 0);
+        }
+        let v = c.correction(pos.board(), Color::White);
+        assert!((-60..=-56).contains(&v), "{v}");
+        assert!(pos.turn() == Color::White);
+    }
+}

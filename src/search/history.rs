@@ -1,0 +1,311 @@
+//! Move-ordering memory gathered during a search: killer moves (quiet moves
+//! that caused a cutoff at the same ply), counter-moves (the quiet reply
+//! that refuted the opponent's last move), the butterfly history (how
+//! often a quiet move from-to caused a cutoff), the continuation history
+//! (how good a quiet move was as a reply to the piece-to of the move one or
+//! two plies before it) and the capture history (piece, destination and
+//! captured piece). Every history is updated with a bonus/malus and
+//! gravity so that old results fade.
+
+use shakmaty::{Color, Move, Role, Square};
+
+use crate::chess::score::MAX_PLY;
+use crate::search::correction::CorrectionHistory;
+
+/// History values stay within plus or minus this bound.
+pub const HISTORY_MAX: i32 = 16_384;
+
+/// A move as the continuation history sees it: the piece that moved
+/// (colour and role) and the square it went to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PieceTo(u16);
+
+impl PieceTo {
+    /// The key of `m` played by `color`.
+    #[inline]
+    pub fn new(color: Color, m: Move) -> PieceTo {
+        PieceTo((piece_index(color, m.role()) * 64 + m.to() as usize) as u16)
+    }
+
+    #[inline]
+    fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The moves one and two plies before a node, as keys of the continuation
+/// history (`None` at the root, after a null move, or beyond the game's
+/// start).
+pub type Continuations = [Option<PieceTo>; 2];
+
+/// Number of piece-to keys: 12 pieces on 64 squares.
+const PIECE_TO: usize = 12 * 64;
+
+#[inline]
+fn piece_index(color: Color, role: Role) -> usize {
+    color as usize * 6 + role as usize - 1
+}
+
+/// Per-thread ordering tables.
+pub struct History {
+    butterfly: Box<[[[i32; 64]; 64]; 2]>,
+    /// `[previous piece-to][piece-to]`, flattened.
+    continuation: Vec<i16>,
+    /// `[piece-to][captured role]`, flattened.
+    capture: Vec<i16>,
+    killers: Vec<[Option<Move>; 2]>,
+    counters: Box<[[Option<Move>; 64]; 64]>,
+    /// The thread's static-evaluation corrections (kept and cleared with
+    /// the move-ordering tables).
+    pub correction: CorrectionHistory,
+}
+
+impl Default for History {
+    fn default() -> Self {
+        History {
+            butterfly: Box::new([[[0; 64]; 64]; 2]),
+            continuation: vec![0; PIECE_TO * PIECE_TO],
+            capture: vec![0; PIECE_TO * 6],
+            killers: vec![[None; 2]; MAX_PLY as usize + 2],
+            counters: Box::new([[None; 64]; 64]),
+            correction: CorrectionHistory::default(),
+        }
+    }
+}
+
+/// Gravity update of one history value.
+#[inline]
+fn gravity(h: i32, delta: i32) -> i32 {
+    let delta = delta.clamp(-HISTORY_MAX, HISTORY_MAX);
+    h + delta - h * delta.abs() / HISTORY_MAX
+}
+
+fn from_to(m: Move) -> (usize, usize) {
+    let to = m.to() as usize;
+    (m.from().map_or(to, |s: Square| s as usize), to)
+}
+
+/// Bonus for a move at a given depth.
+pub fn bonus(depth: i32) -> i32 {
+    (depth * depth * 16 + 32 * depth).min(1600)
+}
+
+impl History {
+    /// Empties every table (for `ucinewgame`).
+    pub fn clear(&mut self) {
+        *self = History::default();
+    }
+
+    /// Starts a search: killers belong to plies of the last search and are
+    /// forgotten; the history and counter-moves carry over.
+    pub fn new_search(&mut self) {
+        for k in &mut self.killers {
+            *k = [None; 2];
+        }
+    }
+
+    /// History score of a quiet move.
+    #[inline]
+    pub fn quiet(&self, color: Color, m: Move) -> i32 {
+        let (f, t) = from_to(m);
+        self.butterfly[color as usize][f][t]
+    }
+
+    /// Applies a bonus (positive) or malus (negative) with gravity: the
+    /// closer a value is to the bound, the less it moves.
+    pub fn update_quiet(&mut self, color: Color, m: Move, delta: i32) {
+        let (f, t) = from_to(m);
+        let h = &mut self.butterfly[color as usize][f][t];
+        *h = gravity(*h, delta);
+    }
+
+    /// Continuation-history score of a quiet move after the moves in `conts`.
+    #[inline]
+    pub fn continuation(&self, color: Color, m: Move, conts: &Continuations) -> i32 {
+        let key = PieceTo::new(color, m).index();
+        conts
+            .iter()
+            .flatten()
+            .map(|c| i32::from(self.continuation[c.index() * PIECE_TO + key]))
+            .sum()
+    }
+
+    /// Ordering score of a quiet move: butterfly plus continuation history.
+    #[inline]
+    pub fn quiet_score(&self, color: Color, m: Move, conts: &Continuations) -> i32 {
+        self.quiet(color, m) + self.continuation(color, m, conts)
+    }
+
+    /// Rewards (positive `delta`) or punishes a quiet move in the butterfly
+    /// and continuation histories.
+    pub fn update_quiet_all(&mut self, color: Color, m: Move, conts: &Continuations, delta: i32) {
+        self.update_quiet(color, m, delta);
+        let key = PieceTo::new(color, m).index();
+        for c in conts.iter().flatten() {
+            let h = &mut self.continuation[c.index() * PIECE_TO + key];
+            *h = gravity(i32::from(*h), delta) as i16;
+        }
+    }
+
+    #[inline]
+    fn capture_index(color: Color, m: Move) -> usize {
+        let captured = m.capture().map_or(0, |r| r as usize - 1);
+        PieceTo::new(color, m).index() * 6 + captured
+    }
+
+    /// Capture-history score of a noisy move (a capture or a promotion).
+    #[inline]
+    pub fn capture(&self, color: Color, m: Move) -> i32 {
+        i32::from(self.capture[Self::capture_index(color, m)])
+    }
+
+    /// Rewards or punishes a noisy move in the capture history.
+    pub fn update_capture(&mut self, color: Color, m: Move, delta: i32) {
+        let h = &mut self.capture[Self::capture_index(color, m)];
+        *h = gravity(i32::from(*h), delta) as i16;
+    }
+
+    /// The two killer moves of a ply.
+    #[inline]
+    pub fn killers(&self, ply: usize) -> [Option<Move>; 2] {
+        self.killers[ply]
+    }
+
+    /// Records a quiet cutoff move as the first killer of its ply.
+    pub fn add_killer(&mut self, ply: usize, m: Move) {
+        let k = &mut self.killers[ply];
+        if k[0] != Some(m) {
+            k[1] = k[0];
+            k[0] = Some(m);
+        }
+    }
+
+    /// Forgets the killers of a ply (done for the children of each node).
+    pub fn clear_killers(&mut self, ply: usize) {
+        if let Some(k) = self.killers.get_mut(ply) {
+            *k = [None; 2];
+        }
+    }
+
+    /// The counter-move to the opponent's previous move.
+    #[inline]
+    pub fn counter(&self, prev: Option<Move>) -> Option<Move> {
+        let (f, t) = from_to(prev?);
+        self.counters[f][t]
+    }
+
+    /// Records `m` as the refutation of `prev`.
+    pub fn set_counter(&mut self, prev: Option<Move>, m: Move) {
+        if let Some(p) = prev {
+            let (f, t) = from_to(p);
+            self.counters[f][t] = Some(m);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::Role;
+
+    #[test]
+    fn gravity_keeps_history_bounded() {
+        let mut h = History::default();
+        let m = Move::Normal {
+            role: Role::Knight,
+            from: Square::G1,
+            capture: None,
+            to: Square::F3,
+            promotion: None,
+        };
+        for _ in 0..1000 {
+            h.update_quiet(Color::White, m, bonus(20));
+        }
+        let v = h.quiet(Color::White, m);
+        assert!(v > HISTORY_MAX / 2 && v <= HISTORY_MAX, "{v}");
+        assert_eq!(h.quiet(Color::Black, m), 0);
+        for _ in 0..1000 {
+            h.update_quiet(Color::White, m, -bonus(20));
+        }
+        assert!(h.quiet(Color::White, m) < 0);
+    }
+
+    #[test]
+    fn continuation_and_capture_histories_keep_their_keys() {
+        let mut h = History::default();
+        let nf3 = Move::Normal {
+            role: Role::Knight,
+            from: Square::G1,
+            capture: None,
+            to: Square::F3,
+            promotion: None,
+        };
+        let e5 = Move::Normal {
+            role: Role::Pawn,
+            from: Square::E7,
+            capture: None,
+            to: Square::E5,
+            promotion: None,
+        };
+        let d5 = Move::Normal {
+            role: Role::Pawn,
+            from: Square::D7,
+            capture: None,
+            to: Square::D5,
+            promotion: None,
+        };
+        let after_e5 = [Some(PieceTo::new(Color::Black, e5)), None];
+        let after_d5 = [Some(PieceTo::new(Color::Black, d5)), None];
+        h.update_quiet_all(Color::White, nf3, &after_e5, bonus(8));
+        assert!(h.continuation(Color::White, nf3, &after_e5) > 0);
+        assert_eq!(h.continuation(Color::White, nf3, &after_d5), 0);
+        assert_eq!(h.continuation(Color::White, nf3, &[None, None]), 0);
+        assert_eq!(
+            h.quiet_score(Color::White, nf3, &after_e5),
+            h.quiet(Color::White, nf3) + h.continuation(Color::White, nf3, &after_e5)
+        );
+        // Both plies back count, each with its own table row.
+        let both = [after_d5[0], after_e5[0]];
+        assert_eq!(
+            h.continuation(Color::White, nf3, &both),
+            h.continuation(Color::White, nf3, &after_e5)
+        );
+
+        let nxe5 = Move::Normal {
+            role: Role::Knight,
+            from: Square::F3,
+            capture: Some(Role::Pawn),
+            to: Square::E5,
+            promotion: None,
+        };
+        let nxe5_knight = Move::Normal {
+            role: Role::Knight,
+            from: Square::F3,
+            capture: Some(Role::Knight),
+            to: Square::E5,
+            promotion: None,
+        };
+        h.update_capture(Color::White, nxe5, -bonus(8));
+        assert!(h.capture(Color::White, nxe5) < 0);
+        assert_eq!(h.capture(Color::White, nxe5_knight), 0);
+        assert_eq!(h.capture(Color::Black, nxe5), 0);
+    }
+
+    #[test]
+    fn killers_shift() {
+        let mut h = History::default();
+        let a = Move::Castle {
+            king: Square::E1,
+            rook: Square::H1,
+        };
+        let b = Move::EnPassant {
+            from: Square::E5,
+            to: Square::D6,
+        };
+        h.add_killer(3, a);
+        h.add_killer(3, a);
+        assert_eq!(h.killers(3), [Some(a), None]);
+        h.add_killer(3, b);
+        assert_eq!(h.killers(3), [Some(b), Some(a)]);
+    }
+}

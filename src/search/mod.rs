@@ -1,0 +1,345 @@
+//! The search layer: iterative deepening over a fail-soft negamax
+//! alpha-beta with principal variation search and aspiration windows, a
+//! quiescence search at the horizon, and a shared transposition table.
+//! Several threads search the same tree through the shared table (Lazy
+//! SMP); the main thread reports and decides when to stop.
+//!
+//! This file is the search's public face: its limits, options, signals,
+//! reports and results, and [`search`]. Then, one concept a file:
+//! [`iterate`] (iterative deepening, aspiration, reporting), [`negamax`]
+//! (the numbered steps), [`qsearch`], [`worker`] (one thread's state),
+//! [`smp`] (helpers and the threads' vote) over the pool of [`threads`],
+//! [`movepick`] with [`history`], [`correction`] (static-evaluation
+//! correction), [`tt`], [`time`], [`params`] (every tunable number),
+//! [`skill`] (weakened play) and [`bench`] (the search's signature).
+//!
+//! Uses: [`crate::eval`] and [`crate::chess`]; never the protocol or a
+//! tool.
+
+pub mod bench;
+pub mod correction;
+pub mod history;
+pub mod iterate;
+pub mod movepick;
+pub mod negamax;
+pub mod params;
+pub mod qsearch;
+pub mod skill;
+pub mod smp;
+pub mod threads;
+pub mod time;
+pub mod tt;
+pub mod worker;
+
+pub use smp::best_thread;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use shakmaty::{Move, Position};
+
+use crate::chess::score::{MAX_PLY, mated_in};
+use crate::chess::state::GameState;
+use crate::eval::nnue::{Network, default_net};
+use crate::search::history::History;
+use crate::search::params::Params;
+use crate::search::smp::{
+    Owned, Shared, Start, choose_result, run_helper, run_main, wait_while_pondering,
+};
+use crate::search::threads::ThreadPool;
+use crate::search::time::{Clock, TimeBudget};
+use crate::search::tt::{Bound, TranspositionTable};
+
+/// Deepest iteration a search will start.
+pub const MAX_DEPTH: i32 = MAX_PLY - 8;
+
+/// What limits a search. Empty limits mean "search until stopped".
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Limits {
+    pub depth: Option<i32>,
+    pub nodes: Option<u64>,
+    /// Start no new iteration once this many nodes are searched (a soft
+    /// budget, as self-play data generation uses; `nodes` stays the hard one).
+    pub soft_nodes: Option<u64>,
+    /// Stop once a mate in at most this many moves is found.
+    pub mate: Option<i32>,
+    pub movetime: Option<u64>,
+    /// The side to move's clock.
+    pub clock: Option<Clock>,
+    pub infinite: bool,
+    /// Root moves to consider (`searchmoves`); empty means all.
+    pub searchmoves: Vec<Move>,
+}
+
+/// Settings that apply to every search (from UCI options).
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    pub threads: usize,
+    pub multipv: usize,
+    pub move_overhead: u64,
+    /// The network to evaluate with; `None` uses the hand-crafted evaluation.
+    pub net: Option<Arc<Network>>,
+    /// Margins, depths and divisors of the search.
+    pub params: Params,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            threads: 1,
+            multipv: 1,
+            move_overhead: 10,
+            net: default_net(),
+            params: Params::default(),
+        }
+    }
+}
+
+/// Signals from the protocol to a running search.
+#[derive(Default)]
+pub struct Signals {
+    /// Stop as soon as possible.
+    pub stop: AtomicBool,
+    /// The search is pondering: ignore the clock until this clears
+    /// (`ponderhit`), and then start it.
+    pub ponder: AtomicBool,
+}
+
+/// One principal variation, as reported after an iteration.
+pub struct Info<'a> {
+    pub depth: i32,
+    pub seldepth: i32,
+    /// 1-based line number for MultiPV.
+    pub multipv: usize,
+    pub score: i32,
+    /// `Some` when the score is only a bound (aspiration fail high or low).
+    pub bound: Option<Bound>,
+    pub nodes: u64,
+    pub nps: u64,
+    pub hashfull: u32,
+    pub time_ms: u64,
+    pub pv: &'a [Move],
+    /// Material at the root, for the win/draw/loss model ([`crate::eval::wdl`]).
+    pub material: u32,
+}
+
+/// How the search tells the world about its progress. The protocol prints
+/// it; the EPD solver and `bench` record it.
+pub trait Reporter: Sync {
+    /// A line of analysis after an iteration (or a bound during one).
+    fn info(&self, info: &Info);
+    /// Free text (`info string` in UCI).
+    fn message(&self, _text: &str) {}
+}
+
+/// A reporter that reports nothing.
+pub struct Silent;
+
+impl Reporter for Silent {
+    fn info(&self, _info: &Info) {}
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug, Default)]
+pub struct SearchResult {
+    /// `None` only when there is no legal move.
+    pub best: Option<Move>,
+    pub ponder: Option<Move>,
+    pub score: i32,
+    pub depth: i32,
+    pub seldepth: i32,
+    pub nodes: u64,
+    pub pv: Vec<Move>,
+    pub elapsed: Duration,
+    /// Each MultiPV line's first move and score, best first (for
+    /// [`crate::search::skill`]).
+    pub lines: Vec<(Move, i32)>,
+}
+
+/// Runs a whole search: iterative deepening on `options.threads` threads
+/// sharing `tt`, reporting through `reporter`, until a limit or `stop`.
+/// Returns the best move of the main thread. The threads are started for
+/// this search and start with empty histories (for `bench`, suites and
+/// data generation); the engine uses [`search_with_pool`]. The search
+/// ends its helpers with a flag of its own and never raises
+/// `signals.stop`, so the same `signals` serve the next search.
+pub fn search(
+    state: &GameState,
+    limits: &Limits,
+    options: &SearchOptions,
+    tt: &TranspositionTable,
+    signals: &Signals,
+    reporter: &dyn Reporter,
+) -> SearchResult {
+    let start = match prepare(state, limits, options, tt, signals, reporter) {
+        Ok(start) => start,
+        Err(result) => return result,
+    };
+    let nodes = AtomicU64::new(0);
+    let halt = AtomicBool::new(false);
+    let helper_results = Mutex::new(Vec::new());
+    let shared = Shared {
+        tt,
+        signals,
+        nodes: &nodes,
+        halt: &halt,
+        limits,
+        net: options.net.clone(),
+        params: options.params,
+        helper_results: &helper_results,
+    };
+    let result = std::thread::scope(|scope| {
+        for i in 1..options.threads.max(1) {
+            let (shared, start) = (&shared, &start);
+            let _ = std::thread::Builder::new()
+                .stack_size(crate::search::threads::STACK_SIZE)
+                .spawn_scoped(scope, move || {
+                    run_helper(shared, start, i, &mut History::default())
+                });
+        }
+        run_main(&shared, &start, &mut History::default(), reporter)
+    });
+    let result = choose_result(result, &shared, &start, reporter);
+    SearchResult {
+        nodes: nodes.load(Ordering::Relaxed),
+        elapsed: start.start.elapsed(),
+        ..result
+    }
+}
+
+/// [`search`] on the threads of `pool`, called from its thread 0 (whose
+/// `history` this is); threads 1.. are the helpers. Each thread keeps its
+/// history tables from one search to the next. The number of threads is
+/// the pool's; `options.threads` is not used.
+#[allow(clippy::too_many_arguments)]
+pub fn search_with_pool(
+    pool: &ThreadPool,
+    history: &mut History,
+    state: &GameState,
+    limits: &Limits,
+    options: &SearchOptions,
+    tt: &Arc<TranspositionTable>,
+    signals: &Arc<Signals>,
+    reporter: &dyn Reporter,
+) -> SearchResult {
+    let start = match prepare(state, limits, options, tt, signals, reporter) {
+        Ok(start) => start,
+        Err(result) => return result,
+    };
+    let owned = Arc::new(Owned {
+        tt: Arc::clone(tt),
+        signals: Arc::clone(signals),
+        nodes: AtomicU64::new(0),
+        halt: AtomicBool::new(false),
+        limits: limits.clone(),
+        net: options.net.clone(),
+        params: options.params,
+        start,
+        helper_results: Mutex::new(Vec::new()),
+    });
+    for i in 1..pool.len() {
+        let o = Arc::clone(&owned);
+        pool.run(i, move |data| {
+            run_helper(&o.shared(), &o.start, i, &mut data.history)
+        });
+    }
+    let result = run_main(&owned.shared(), &owned.start, history, reporter);
+    for i in 1..pool.len() {
+        pool.wait(i);
+    }
+    let result = choose_result(result, &owned.shared(), &owned.start, reporter);
+    SearchResult {
+        nodes: owned.nodes.load(Ordering::Relaxed),
+        elapsed: owned.start.start.elapsed(),
+        ..result
+    }
+}
+
+/// The root moves, time budget and start time of a search; or, when the
+/// position has no legal move, the finished result (reported at once,
+/// or once pondering ends).
+fn prepare(
+    state: &GameState,
+    limits: &Limits,
+    options: &SearchOptions,
+    tt: &TranspositionTable,
+    signals: &Signals,
+    reporter: &dyn Reporter,
+) -> Result<Start, SearchResult> {
+    let start = Instant::now();
+    let legal: Vec<Move> = state.pos().legal_moves().into_iter().collect();
+    let mut root_moves: Vec<Move> = legal
+        .iter()
+        .copied()
+        .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
+        .collect();
+    if root_moves.is_empty() {
+        root_moves = legal.clone();
+    }
+    if root_moves.is_empty() {
+        // Checkmate or stalemate: nothing to search.
+        wait_while_pondering(limits, signals);
+        let score = if state.in_check() { mated_in(0) } else { 0 };
+        reporter.info(&Info {
+            depth: 0,
+            seldepth: 0,
+            multipv: 1,
+            score,
+            bound: None,
+            nodes: 0,
+            nps: 0,
+            hashfull: tt.hashfull(),
+            time_ms: 0,
+            pv: &[],
+            material: crate::eval::wdl::material(state.pos().board()),
+        });
+        return Err(SearchResult {
+            score,
+            ..SearchResult::default()
+        });
+    }
+    tt.new_search();
+    let budget = if let Some(mt) = limits.movetime {
+        Some(TimeBudget::fixed(mt, options.move_overhead))
+    } else {
+        limits
+            .clock
+            .map(|c| TimeBudget::from_clock(c, options.move_overhead))
+    };
+    let multipv = options.multipv.clamp(1, root_moves.len());
+    Ok(Start {
+        state: state.clone(),
+        root_moves,
+        budget,
+        start,
+        multipv,
+    })
+}
+
+/// Searches `state` to a fixed depth with one thread and a fresh table of
+/// `hash_mb`; the node count is deterministic (used by `bench` and tests).
+pub fn search_fixed_depth(state: &GameState, depth: i32, hash_mb: usize) -> SearchResult {
+    search_fixed_depth_with(state, depth, hash_mb, default_net())
+}
+
+/// [`search_fixed_depth`] with the given network (`None`: the hand-crafted
+/// evaluation).
+pub fn search_fixed_depth_with(
+    state: &GameState,
+    depth: i32,
+    hash_mb: usize,
+    net: Option<Arc<Network>>,
+) -> SearchResult {
+    let tt = TranspositionTable::new(hash_mb);
+    let signals = Signals::default();
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    let options = SearchOptions {
+        net,
+        ..SearchOptions::default()
+    };
+    search(state, &limits, &options, &tt, &signals, &Silent)
+}

@@ -1,0 +1,299 @@
+//! The staged move picker: hands out the moves of a node best-first, doing
+//! as little work as possible before a cutoff.
+//!
+//! Stages, in order:
+//! 1. the transposition-table move, verified legal without generating moves;
+//! 2. good captures and queen promotions by MVV (most valuable victim) plus
+//!    capture history, a capture that loses material by static exchange
+//!    evaluation being put aside;
+//! 3. the two killer moves and the counter-move, if legal here;
+//! 4. the remaining quiet moves by butterfly plus continuation history;
+//! 5. the captures put aside in stage 2.
+//!
+//! In quiescence search (not in check) only stages 1 and 2 run, and losing
+//! captures are dropped.
+
+use arrayvec::ArrayVec;
+use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
+
+use crate::chess::see::piece_value;
+use crate::chess::see::see_ge;
+use crate::search::history::{Continuations, History};
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Stage {
+    TtMove,
+    Generate,
+    GoodNoisy,
+    Killer1,
+    Killer2,
+    Counter,
+    ScoreQuiets,
+    Quiets,
+    BadNoisy,
+    Done,
+}
+
+/// Whether a move belongs to the "noisy" stages: a capture or a queen promotion.
+#[inline]
+pub fn is_noisy(m: Move) -> bool {
+    m.is_capture() || m.promotion() == Some(Role::Queen)
+}
+
+/// Order score of a noisy move: the victim's value first, then how often
+/// the move was good before (capture history).
+#[inline]
+fn noisy_score(m: Move, color: Color, history: &History) -> i32 {
+    let victim = m.capture().map_or(0, piece_value);
+    let promo = m.promotion().map_or(0, piece_value);
+    victim * 16 + promo + history.capture(color, m) / 16 - m.role() as i32
+}
+
+/// Hands out the moves of one node in stages (see the module docs).
+pub struct MovePicker {
+    stage: Stage,
+    tt_move: Option<Move>,
+    refutations: [Option<Move>; 3],
+    conts: Continuations,
+    moves: MoveList,
+    /// Order scores, one per move of `moves`.
+    scores: ArrayVec<i32, 256>,
+    noisy_end: usize,
+    cur: usize,
+    /// Captures put aside in stage 2 are moved to `moves[..bad_end]`
+    /// (over moves already handed out), in the order they were found.
+    bad_end: usize,
+    bad_cur: usize,
+    /// Quiescence mode: only good noisy moves.
+    quiescence: bool,
+    skip_quiets: bool,
+}
+
+impl MovePicker {
+    /// A picker for the main search. `tt_move` must be legal in the
+    /// position; `conts` are the previous moves quiets are scored against.
+    pub fn new(
+        tt_move: Option<Move>,
+        killers: [Option<Move>; 2],
+        counter: Option<Move>,
+        conts: Continuations,
+    ) -> MovePicker {
+        MovePicker {
+            stage: Stage::TtMove,
+            tt_move,
+            refutations: [killers[0], killers[1], counter],
+            conts,
+            moves: MoveList::new(),
+            scores: ArrayVec::new(),
+            noisy_end: 0,
+            cur: 0,
+            bad_end: 0,
+            bad_cur: 0,
+            quiescence: false,
+            skip_quiets: false,
+        }
+    }
+
+    /// A picker for quiescence search: good captures and queen promotions
+    /// only (the table move too, if it is one of those).
+    pub fn quiescence(tt_move: Option<Move>) -> MovePicker {
+        let mut p = MovePicker::new(tt_move.filter(|&m| is_noisy(m)), [None; 2], None, [None; 2]);
+        p.quiescence = true;
+        p.skip_quiets = true;
+        p
+    }
+
+    /// The next move, or `None` when the node has no more.
+    pub fn next(&mut self, pos: &Chess, history: &History) -> Option<Move> {
+        loop {
+            match self.stage {
+                Stage::TtMove => {
+                    self.stage = Stage::Generate;
+                    if self.tt_move.is_some() {
+                        return self.tt_move;
+                    }
+                }
+                Stage::Generate => {
+                    self.generate(pos, history);
+                    self.stage = Stage::GoodNoisy;
+                }
+                Stage::GoodNoisy => {
+                    if self.cur < self.noisy_end {
+                        let m = self.pick(self.noisy_end);
+                        if Some(m) == self.tt_move {
+                            continue;
+                        }
+                        if !see_ge(pos, m, 0) {
+                            if !self.quiescence {
+                                // `m` sits at `cur - 1`, at or after `bad_end`.
+                                self.moves[self.bad_end] = m;
+                                self.bad_end += 1;
+                            }
+                            continue;
+                        }
+                        return Some(m);
+                    }
+                    self.stage = if self.quiescence {
+                        Stage::Done
+                    } else {
+                        Stage::Killer1
+                    };
+                }
+                Stage::Killer1 | Stage::Killer2 | Stage::Counter => {
+                    let i = self.stage as usize - Stage::Killer1 as usize;
+                    self.stage = match self.stage {
+                        Stage::Killer1 => Stage::Killer2,
+                        Stage::Killer2 => Stage::Counter,
+                        _ => Stage::ScoreQuiets,
+                    };
+                    if self.skip_quiets {
+                        continue;
+                    }
+                    let Some(m) = self.refutations[i] else {
+                        continue;
+                    };
+                    if Some(m) == self.tt_move || self.refutations[..i].contains(&Some(m)) {
+                        continue;
+                    }
+                    if self.moves[self.noisy_end..].contains(&m) {
+                        return Some(m);
+                    }
+                    // Not legal here: do not skip it later either.
+                    self.refutations[i] = None;
+                }
+                Stage::ScoreQuiets => {
+                    let color = pos.turn();
+                    self.score_quiets(color, history);
+                    self.cur = self.noisy_end;
+                    self.stage = Stage::Quiets;
+                }
+                Stage::Quiets => {
+                    if !self.skip_quiets && self.cur < self.moves.len() {
+                        let m = self.pick(self.moves.len());
+                        if Some(m) == self.tt_move || self.refutations.contains(&Some(m)) {
+                            continue;
+                        }
+                        return Some(m);
+                    }
+                    self.stage = Stage::BadNoisy;
+                }
+                Stage::BadNoisy => {
+                    if self.bad_cur < self.bad_end {
+                        self.bad_cur += 1;
+                        return Some(self.moves[self.bad_cur - 1]);
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::Done => return None,
+            }
+        }
+    }
+
+    /// Generates all legal moves, noisy ones first and scored.
+    fn generate(&mut self, pos: &Chess, history: &History) {
+        let all = pos.legal_moves();
+        self.moves.clear();
+        self.scores.clear();
+        let color = pos.turn();
+        for &m in all.iter().filter(|&&m| is_noisy(m)) {
+            self.scores.push(noisy_score(m, color, history));
+            self.moves.push(m);
+        }
+        self.noisy_end = self.moves.len();
+        if !self.quiescence || pos.is_check() {
+            for &m in all.iter().filter(|&&m| !is_noisy(m)) {
+                // Scored when the quiet stage comes (`score_quiets`).
+                self.scores.push(0);
+                self.moves.push(m);
+            }
+            if self.quiescence {
+                // Evasions in quiescence: every move is needed.
+                self.quiescence = false;
+                self.skip_quiets = false;
+            }
+        }
+        self.cur = 0;
+    }
+
+    fn score_quiets(&mut self, color: Color, history: &History) {
+        for i in self.noisy_end..self.moves.len() {
+            self.scores[i] = history.quiet_score(color, self.moves[i], &self.conts);
+        }
+    }
+
+    /// Selection step: swaps the best-scored move of `cur..end` to `cur`
+    /// and returns it.
+    fn pick(&mut self, end: usize) -> Move {
+        // The first best score (ties go to the earlier move).
+        let mut best = self.cur;
+        let mut best_score = self.scores[self.cur];
+        for (i, &s) in self.scores[self.cur + 1..end].iter().enumerate() {
+            if s > best_score {
+                best_score = s;
+                best = self.cur + 1 + i;
+            }
+        }
+        self.moves.swap(self.cur, best);
+        self.scores.swap(self.cur, best);
+        self.cur += 1;
+        self.moves[self.cur - 1]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::fen::parse_fen;
+
+    fn all_moves(pos: &Chess, mut picker: MovePicker) -> Vec<Move> {
+        let h = History::default();
+        let mut out = Vec::new();
+        while let Some(m) = picker.next(pos, &h) {
+            out.push(m);
+        }
+        out
+    }
+
+    #[test]
+    fn hands_out_each_legal_move_once_tt_move_first() {
+        let pos = parse_fen(
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            false,
+        )
+        .unwrap();
+        let legal = pos.legal_moves();
+        let tt = legal[7];
+        let killer = legal.iter().copied().find(|m| !is_noisy(*m) && *m != tt);
+        let out = all_moves(
+            &pos,
+            MovePicker::new(Some(tt), [killer, None], None, [None; 2]),
+        );
+        assert_eq!(out[0], tt);
+        assert_eq!(out.len(), legal.len());
+        for m in &legal {
+            assert_eq!(out.iter().filter(|x| *x == m).count(), 1, "{m:?}");
+        }
+    }
+
+    #[test]
+    fn quiescence_in_check_gives_every_evasion() {
+        // Black is in check from the queen; king moves are the evasions.
+        let pos = parse_fen("8/8/5pp1/6k1/6pQ/6K1/8/8 b - - 0 1", false).unwrap();
+        assert!(pos.is_check());
+        let out = all_moves(&pos, MovePicker::quiescence(None));
+        assert_eq!(out.len(), pos.legal_moves().len());
+        assert!(!out.is_empty());
+    }
+
+    #[test]
+    fn quiescence_gives_good_captures_by_mvv_lva() {
+        // White can take a queen with a pawn, or a defended pawn with the queen.
+        let pos = parse_fen("4k3/2p5/3p4/2q5/1P6/8/8/3QK3 w - - 0 1", false).unwrap();
+        let out = all_moves(&pos, MovePicker::quiescence(None));
+        let uci: Vec<String> = out
+            .iter()
+            .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
+            .collect();
+        assert_eq!(uci, vec!["b4c5"]);
+    }
+}

@@ -1,0 +1,187 @@
+//! Search parameters in one place. Every margin, depth limit and divisor
+//! the search prunes, reduces or extends with is a field of [`Params`];
+//! [`SPECS`] gives each one's name, default and range, so that a tuner can
+//! set them as UCI options (listed only when tuning is asked for, see
+//! [`tuning_enabled`]) and [`spsa_input`] writes them in OpenBench's SPSA
+//! input format.
+
+/// One tunable parameter: its UCI name (the field's name), default and range.
+#[derive(Clone, Copy, Debug)]
+pub struct Spec {
+    pub name: &'static str,
+    pub default: i32,
+    pub min: i32,
+    pub max: i32,
+}
+
+macro_rules! params {
+    ($( $(#[doc = $doc:literal])* $field:ident = $default:literal, $min:literal ..= $max:literal; )*) => {
+        /// The search's parameters (see the module docs).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct Params {
+            $( $(#[doc = $doc])* pub $field: i32, )*
+        }
+
+        impl Default for Params {
+            fn default() -> Self {
+                Params { $( $field: $default, )* }
+            }
+        }
+
+        /// Every parameter, in declaration order.
+        pub const SPECS: &[Spec] = &[
+            $( Spec { name: stringify!($field), default: $default, min: $min, max: $max }, )*
+        ];
+
+        impl Params {
+            /// The value of the parameter called `name`.
+            pub fn get(&self, name: &str) -> Option<i32> {
+                match name {
+                    $( stringify!($field) => Some(self.$field), )*
+                    _ => None,
+                }
+            }
+
+            /// Sets the parameter called `name`; an unknown name or a value
+            /// outside its range is refused and changes nothing.
+            pub fn set(&mut self, name: &str, value: i32) -> Result<(), String> {
+                let spec = SPECS
+                    .iter()
+                    .find(|s| s.name == name)
+                    .ok_or_else(|| format!("unknown search parameter '{name}'"))?;
+                if value < spec.min || value > spec.max {
+                    return Err(format!(
+                        "search parameter '{name}': {value} is out of range {}..{}",
+                        spec.min, spec.max
+                    ));
+                }
+                match name {
+                    $( stringify!($field) => self.$field = value, )*
+                    _ => unreachable!("every spec names a field"),
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+params! {
+    /// Reverse futility pruning: the deepest node, and the margin per ply.
+    rfp_depth = 7, 1..=16;
+    rfp_margin = 75, 20..=200;
+    /// Null-move pruning: the shallowest node, the base reduction, the
+    /// depth divisor that adds to it, and the eval margin per extra ply.
+    nmp_depth = 3, 1..=8;
+    nmp_base = 3, 1..=6;
+    nmp_divisor = 4, 2..=8;
+    nmp_eval_divisor = 200, 50..=500;
+    /// Late-move reductions: the shallowest node, the first move number
+    /// reduced, the table's base and divisor (both in hundredths), and one
+    /// ply less per this much quiet history (butterfly plus continuation).
+    lmr_depth = 3, 1..=6;
+    lmr_moves = 3, 1..=8;
+    lmr_base = 75, 0..=200;
+    lmr_divisor = 225, 100..=400;
+    lmr_history_divisor = 8192, 2048..=32768;
+    /// Late-move reductions: this many plies less for a quiet move of a
+    /// piece that attacks the enemy king's zone ([`crate::chess::moves::attacks_king_zone`]).
+    lmr_king_zone = 1, 0..=3;
+    /// Late-move reductions of noisy moves: one ply less per this much capture history.
+    lmr_capture_divisor = 4096, 1024..=16384;
+    /// Re-search after a reduced search beat alpha: one ply deeper when it
+    /// beat the best value by this margin (plus 2 per ply), one shallower
+    /// when by less than this one.
+    lmr_deeper_margin = 40, 0..=200;
+    lmr_shallower_margin = 10, 0..=100;
+    /// Late-move pruning: quiets beyond `lmp_base + depth^2` at shallow depth.
+    lmp_depth = 8, 1..=16;
+    lmp_base = 3, 0..=10;
+    /// Futility pruning of quiet moves: depth limit, base and per-ply margins.
+    futility_depth = 7, 1..=16;
+    futility_base = 90, 0..=300;
+    futility_margin = 90, 20..=300;
+    /// SEE pruning: the deepest node and the thresholds per ply for captures and quiets.
+    see_depth = 7, 1..=16;
+    see_noisy_margin = -90, -300..=0;
+    see_quiet_margin = -50, -300..=0;
+    /// History pruning: quiets whose history is below `-history_prune_margin`
+    /// per ply, up to this depth.
+    history_prune_depth = 4, 0..=10;
+    history_prune_margin = 2048, 256..=8192;
+    /// Singular extensions: the shallowest node, the margin per ply below
+    /// the table value, the margin for a double extension and the most
+    /// double extensions on one line.
+    se_depth = 8, 4..=14;
+    se_margin = 2, 1..=6;
+    se_double_margin = 25, 0..=100;
+    se_double_limit = 6, 0..=16;
+    /// Internal iterative reduction: the shallowest node without a table move.
+    iir_depth = 4, 2..=10;
+    /// Aspiration windows: the first depth and the initial half-width.
+    aspiration_depth = 4, 1..=10;
+    aspiration_delta = 20, 5..=100;
+    /// Quiescence delta pruning margin.
+    delta_margin = 200, 0..=1000;
+}
+
+/// Whether the parameters are offered as UCI options: in a build with the
+/// `tune` feature, or when the environment variable `FERRUM_TUNE` is set
+/// (to anything but `0`).
+pub fn tuning_enabled() -> bool {
+    cfg!(feature = "tune") || std::env::var("FERRUM_TUNE").is_ok_and(|v| v != "0")
+}
+
+/// The parameters in OpenBench's SPSA input format, one a line:
+/// `name, int, default, min, max, c_end, r_end`, with `c_end` a twentieth
+/// of the range (at least 0.5) and `r_end` 0.002.
+pub fn spsa_input() -> String {
+    SPECS
+        .iter()
+        .map(|s| {
+            let c_end = (f64::from(s.max - s.min) / 20.0).max(0.5);
+            format!(
+                "{}, int, {}.0, {}.0, {}.0, {:.1}, 0.002\n",
+                s.name, s.default, s.min, s.max, c_end
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_match_the_defaults_and_ranges() {
+        let p = Params::default();
+        assert!(!SPECS.is_empty());
+        for s in SPECS {
+            assert_eq!(p.get(s.name), Some(s.default), "{}", s.name);
+            assert!(s.min <= s.default && s.default <= s.max, "{}", s.name);
+        }
+    }
+
+    #[test]
+    fn set_checks_name_and_range() {
+        let mut p = Params::default();
+        p.set("rfp_margin", 120).unwrap();
+        assert_eq!(p.rfp_margin, 120);
+        let before = p;
+        assert!(p.set("rfp_margin", 10_000).is_err());
+        assert!(p.set("no_such_param", 1).is_err());
+        assert_eq!(p, before);
+    }
+
+    #[test]
+    fn spsa_lines_have_seven_fields() {
+        let text = spsa_input();
+        assert_eq!(text.lines().count(), SPECS.len());
+        for (line, s) in text.lines().zip(SPECS) {
+            let fields: Vec<&str> = line.split(", ").collect();
+            assert_eq!(fields.len(), 7, "{line}");
+            assert_eq!(fields[0], s.name);
+            assert_eq!(fields[1], "int");
+            assert_eq!(fields[2].parse::<f64>().unwrap(), f64::from(s.default));
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! Quiescence search: at the horizon, only moves that change the material
+//! are searched until the position is quiet, so that the static evaluation
+//! is never taken in the middle of an exchange.
+
+use crate::chess::moves;
+use crate::chess::score::{INFINITE, MAX_PLY, NONE, mated_in};
+use crate::search::movepick::MovePicker;
+use crate::search::tt::{Bound, value_to_tt};
+use crate::search::worker::Worker;
+
+impl Worker<'_> {
+    /// Quiescence search: stand pat on the static evaluation, then only
+    /// captures and queen promotions that do not lose material; all
+    /// evasions when in check.
+    pub(super) fn quiescence(&mut self, mut alpha: i32, beta: i32, ply: i32) -> i32 {
+        if self.check_stop() {
+            return 0;
+        }
+        let p = ply as usize;
+        self.pv_len[p.min(MAX_PLY as usize)] = 0;
+        self.seldepth = self.seldepth.max(ply);
+        let in_check = self.state.in_check();
+        if ply >= MAX_PLY - 1 {
+            return if in_check { 0 } else { self.evaluate() };
+        }
+        if self.state.is_draw(self.root_len) {
+            return 0;
+        }
+
+        let key = self.state.key();
+        let entry = self.shared.tt.probe(key);
+        if let Some(e) = entry
+            && let Some(v) = e.cutoff(-1, alpha, beta, ply)
+        {
+            return v;
+        }
+        let tt_move = entry.and_then(|e| moves::unpack(self.state.pos(), e.mv));
+
+        let raw_eval = if in_check {
+            NONE
+        } else {
+            entry
+                .map(|e| e.eval)
+                .filter(|&e| e != NONE)
+                .unwrap_or_else(|| self.evaluate())
+        };
+        let stand_pat = if in_check {
+            -INFINITE
+        } else {
+            let eval = self.corrected(raw_eval);
+            if eval >= beta {
+                return eval;
+            }
+            eval
+        };
+        alpha = alpha.max(stand_pat);
+        let original_alpha = alpha;
+        let mut best = stand_pat;
+        let mut best_move = None;
+        let mut picker = MovePicker::quiescence(tt_move);
+        let mut legal = 0;
+        while let Some(m) = picker.next(self.state.pos(), self.history) {
+            legal += 1;
+            // Delta pruning: even winning the piece cannot reach alpha.
+            if !in_check && m.promotion().is_none() {
+                let futile = stand_pat
+                    + m.capture().map_or(0, crate::chess::see::piece_value)
+                    + self.p.delta_margin;
+                if futile <= alpha {
+                    // The move is taken to be worth at most `futile`: a
+                    // fail-soft bound must not claim less.
+                    best = best.max(futile);
+                    continue;
+                }
+            }
+            self.make(m);
+            let v = -self.quiescence(-beta, -alpha, ply + 1);
+            self.unmake();
+            if self.stopped {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    best_move = Some(m);
+                    if v >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if in_check && legal == 0 {
+            return mated_in(ply);
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.shared.tt.store(
+            key,
+            best_move.map_or(0, moves::pack),
+            value_to_tt(best, ply),
+            raw_eval,
+            -1,
+            bound,
+        );
+        best
+    }
+}

@@ -1,0 +1,199 @@
+//! Lazy SMP: what the threads of one search share ([`Shared`]) and start
+//! from ([`Start`]), the helper threads' and the main thread's runs, and
+//! the vote that chooses which thread's move is played ([`best_thread`]).
+//! The threads themselves live in the pool of [`super::threads`].
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use shakmaty::{Move, Position};
+
+use crate::chess::score::{MATE_BOUND, is_mate};
+use crate::chess::state::GameState;
+use crate::eval::nnue::Network;
+use crate::search::history::History;
+use crate::search::iterate::iterate;
+use crate::search::params::Params;
+use crate::search::time::TimeBudget;
+use crate::search::tt::TranspositionTable;
+use crate::search::worker::Worker;
+use crate::search::{Info, Limits, Reporter, SearchResult, Signals, Silent};
+
+/// What every thread of one search shares (each thread's view of it).
+pub(super) struct Shared<'a> {
+    pub(super) tt: &'a TranspositionTable,
+    pub(super) signals: &'a Signals,
+    pub(super) nodes: &'a AtomicU64,
+    /// Raised by the main thread when the search is over (its limits, or
+    /// the end of its last iteration): every thread stops. Unlike
+    /// `signals.stop` it is the search's own, so a limit reached while
+    /// pondering or in an infinite search does not end the wait for
+    /// `ponderhit` or `stop`.
+    pub(super) halt: &'a AtomicBool,
+    pub(super) limits: &'a Limits,
+    pub(super) net: Option<Arc<Network>>,
+    pub(super) params: Params,
+    /// The helper threads' results, for [`best_thread`].
+    pub(super) helper_results: &'a Mutex<Vec<SearchResult>>,
+}
+
+/// Where every thread of one search starts from.
+pub(super) struct Start {
+    pub(super) state: GameState,
+    pub(super) root_moves: Vec<Move>,
+    pub(super) budget: Option<TimeBudget>,
+    pub(super) start: Instant,
+    pub(super) multipv: usize,
+}
+
+/// What the helper threads of a pool search hold: the search's shared
+/// state, owned, since pool threads outlive any one search.
+pub(super) struct Owned {
+    pub(super) tt: Arc<TranspositionTable>,
+    pub(super) signals: Arc<Signals>,
+    pub(super) nodes: AtomicU64,
+    pub(super) halt: AtomicBool,
+    pub(super) limits: Limits,
+    pub(super) net: Option<Arc<Network>>,
+    pub(super) params: Params,
+    pub(super) start: Start,
+    pub(super) helper_results: Mutex<Vec<SearchResult>>,
+}
+
+impl Owned {
+    pub(super) fn shared(&self) -> Shared<'_> {
+        Shared {
+            tt: &self.tt,
+            signals: &self.signals,
+            nodes: &self.nodes,
+            halt: &self.halt,
+            limits: &self.limits,
+            net: self.net.clone(),
+            params: self.params,
+            helper_results: &self.helper_results,
+        }
+    }
+}
+
+/// A helper thread's search: iterative deepening until stopped, silent.
+pub(super) fn run_helper(shared: &Shared, start: &Start, index: usize, history: &mut History) {
+    let mut w = Worker::new(shared, start, false, history);
+    let result = iterate(&mut w, 1, &Silent, index);
+    w.flush_nodes();
+    if let Ok(mut results) = shared.helper_results.lock() {
+        results.push(result);
+    }
+}
+
+/// The result a search returns once every thread has stopped: the main
+/// thread's, or a helper's that [`best_thread`] prefers (reported with an
+/// `info` line of its own, so that the last line shown is the line played).
+/// Only for a plain single-line search: MultiPV and strength limiting read
+/// the main thread's lines, and a depth limit asks for that depth's answer.
+pub(super) fn choose_result(
+    main: SearchResult,
+    shared: &Shared,
+    start: &Start,
+    reporter: &dyn Reporter,
+) -> SearchResult {
+    let Ok(mut helpers) = shared.helper_results.lock() else {
+        return main;
+    };
+    if start.multipv != 1 || shared.limits.depth.is_some() || helpers.is_empty() {
+        return main;
+    }
+    let mut all = vec![main];
+    all.append(&mut helpers);
+    let best = best_thread(&all);
+    let chosen = all.swap_remove(best);
+    if best != 0 {
+        let elapsed = start.start.elapsed();
+        let nodes = shared.nodes.load(Ordering::Relaxed);
+        let ms = elapsed.as_millis() as u64;
+        reporter.info(&Info {
+            depth: chosen.depth,
+            seldepth: chosen.seldepth,
+            multipv: 1,
+            score: chosen.score,
+            bound: None,
+            nodes,
+            nps: nodes * 1000 / ms.max(1),
+            hashfull: shared.tt.hashfull(),
+            time_ms: ms,
+            pv: &chosen.pv,
+            material: crate::eval::wdl::material(start.state.pos().board()),
+        });
+    }
+    chosen
+}
+
+/// Which thread's result to play (index into `results`, the main thread's
+/// first), by the vote Stockfish's Lazy SMP takes: each thread votes for
+/// its best move with weight (score − lowest score + 14) × completed
+/// depth, and the thread whose move has the most votes wins, the deeper
+/// thread on a tie; a proven win goes to the shortest mate found, and no
+/// thread that sees itself mated displaces one that does not.
+pub fn best_thread(results: &[SearchResult]) -> usize {
+    let usable = |r: &SearchResult| r.best.is_some() && r.depth > 0 && !r.pv.is_empty();
+    let Some(min_score) = results.iter().filter(|r| usable(r)).map(|r| r.score).min() else {
+        return 0;
+    };
+    let votes = |m: Option<Move>| -> i64 {
+        results
+            .iter()
+            .filter(|r| usable(r) && r.best == m)
+            .map(|r| i64::from(r.score - min_score + 14) * i64::from(r.depth))
+            .sum()
+    };
+    let mut best = 0;
+    for (i, r) in results.iter().enumerate().skip(1) {
+        if !usable(r) {
+            continue;
+        }
+        let b = &results[best];
+        if !usable(b) {
+            best = i;
+            continue;
+        }
+        let better = if is_mate(b.score) {
+            // Shortest mate, or the longest resistance.
+            r.score > b.score
+        } else {
+            r.score >= MATE_BOUND
+                || (r.score > -MATE_BOUND
+                    && (votes(r.best) > votes(b.best)
+                        || (votes(r.best) == votes(b.best) && r.depth > b.depth)))
+        };
+        if better {
+            best = i;
+        }
+    }
+    best
+}
+
+/// The main thread's search: it reports, applies the limits, waits out
+/// pondering and an infinite search, then stops the helpers.
+pub(super) fn run_main(
+    shared: &Shared,
+    start: &Start,
+    history: &mut History,
+    reporter: &dyn Reporter,
+) -> SearchResult {
+    let mut w = Worker::new(shared, start, true, history);
+    let r = iterate(&mut w, start.multipv, reporter, 0);
+    w.flush_nodes();
+    wait_while_pondering(shared.limits, shared.signals);
+    shared.halt.store(true, Ordering::Relaxed);
+    r
+}
+
+/// UCI forbids `bestmove` while pondering or in an infinite search until
+/// `ponderhit` or `stop`.
+pub(super) fn wait_while_pondering(limits: &Limits, signals: &Signals) {
+    while (limits.infinite || signals.ponder.load(Ordering::Relaxed))
+        && !signals.stop.load(Ordering::Relaxed)
+    {
+        std::thread::sleep(Duration::from_micros(500));
+    }
+}

@@ -1,0 +1,581 @@
+//! Trains the NNUE network (see [`crate::eval::nnue`]) in 32-bit floats on datagen
+//! output and writes it quantised, in the format the engine loads.
+//!
+//! Loss: the squared difference between sigmoid(output) and a target that
+//! blends sigmoid(score / 400) with the game result (`wdl` is the result's
+//! share). Mini-batches are split between threads, each summing gradients
+//! into its own buffers; AdamW with a cosine learning-rate schedule then
+//! updates every weight, clipped to ±[`WEIGHT_CLIP`] so the quantised net
+//! cannot overflow. A share of the shuffled data is held out and never
+//! trained on: its loss is the validation loss printed after every epoch.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use bulletformat::ChessBoard;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
+
+use crate::eval::nnue::{
+    HIDDEN, INPUTS, Network, OUTPUT_BUCKETS, QA, QB, SCALE, WEIGHT_CLIP, mirror_features,
+    output_bucket, record_features,
+};
+
+/// Float weights in the same shape as [`Network`] (feature weights row-major,
+/// one row of `HIDDEN` per input; output weights: for each output bucket,
+/// `HIDDEN` for the side to move, then `HIDDEN` for the other side).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatNet {
+    pub ft_w: Vec<f32>,
+    pub ft_b: Vec<f32>,
+    pub out_w: Vec<f32>,
+    /// One bias per output bucket (its length is the bucket count).
+    pub out_b: Vec<f32>,
+    /// The net mirrors (see [`crate::eval::nnue::mirrors`]).
+    pub mirror: bool,
+}
+
+impl FloatNet {
+    /// All zeros, one output layer.
+    pub fn zeros() -> FloatNet {
+        FloatNet::zeros_with(1)
+    }
+
+    /// All zeros with `buckets` output layers.
+    fn zeros_with(buckets: usize) -> FloatNet {
+        FloatNet {
+            ft_w: vec![0.0; INPUTS * HIDDEN],
+            ft_b: vec![0.0; HIDDEN],
+            out_w: vec![0.0; buckets * 2 * HIDDEN],
+            out_b: vec![0.0; buckets],
+            mirror: false,
+        }
+    }
+
+    /// All zeros in this net's shape (a gradient or an optimiser moment).
+    pub fn zeros_like(&self) -> FloatNet {
+        FloatNet {
+            mirror: self.mirror,
+            ..FloatNet::zeros_with(self.buckets())
+        }
+    }
+
+    /// Output layers (1, or [`OUTPUT_BUCKETS`]).
+    pub fn buckets(&self) -> usize {
+        self.out_b.len()
+    }
+
+    /// The same net with [`OUTPUT_BUCKETS`] output layers, each a copy of
+    /// this one's first: it evaluates every position exactly as before, and
+    /// training then lets the buckets diverge.
+    pub fn with_output_buckets(mut self) -> FloatNet {
+        let layer = self.out_w[..2 * HIDDEN].to_vec();
+        let bias = self.out_b[0];
+        self.out_w = layer.repeat(OUTPUT_BUCKETS);
+        self.out_b = vec![bias; OUTPUT_BUCKETS];
+        self
+    }
+
+    /// Uniform in ±1/√fan-in for each layer, from `seed`.
+    pub fn random(seed: u64) -> FloatNet {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut net = FloatNet::zeros();
+        let a = 1.0 / (INPUTS as f32).sqrt();
+        net.ft_w
+            .iter_mut()
+            .for_each(|w| *w = rng.random_range(-a..a));
+        let b = 1.0 / ((2 * HIDDEN) as f32).sqrt();
+        net.out_w
+            .iter_mut()
+            .for_each(|w| *w = rng.random_range(-b..b));
+        net
+    }
+
+    /// Every parameter as one slice each, in a fixed order (for the optimiser).
+    fn params_mut(&mut self) -> [&mut [f32]; 4] {
+        [
+            &mut self.ft_w,
+            &mut self.ft_b,
+            &mut self.out_w,
+            &mut self.out_b,
+        ]
+    }
+
+    fn params(&self) -> [&[f32]; 4] {
+        [&self.ft_w, &self.ft_b, &self.out_w, &self.out_b]
+    }
+
+    fn add_assign(&mut self, other: &FloatNet) {
+        for (a, b) in self.params_mut().into_iter().zip(other.params()) {
+            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        }
+    }
+
+    fn clear(&mut self) {
+        for p in self.params_mut() {
+            p.fill(0.0);
+        }
+    }
+
+    /// Hidden sums (before activation) of one perspective.
+    fn accumulate(&self, features: &[u16], acc: &mut [f32; HIDDEN]) {
+        acc.copy_from_slice(&self.ft_b);
+        for &f in features {
+            let row = &self.ft_w[f as usize * HIDDEN..][..HIDDEN];
+            acc.iter_mut().zip(row).for_each(|(a, w)| *a += w);
+        }
+    }
+
+    /// The raw output (centipawns / [`SCALE`]) for the side to move's and the
+    /// other side's inputs (one per piece: their count picks the bucket).
+    pub fn forward(&self, stm: &[u16], nstm: &[u16]) -> f32 {
+        let mut a = [0.0; HIDDEN];
+        let mut b = [0.0; HIDDEN];
+        self.accumulate(stm, &mut a);
+        self.accumulate(nstm, &mut b);
+        self.output(&a, &b, self.bucket(stm))
+    }
+
+    /// The output bucket of a position with these inputs.
+    fn bucket(&self, stm: &[u16]) -> usize {
+        output_bucket(stm.len() as u32, self.buckets())
+    }
+
+    fn output(&self, a: &[f32; HIDDEN], b: &[f32; HIDDEN], bucket: usize) -> f32 {
+        let (w0, w1) = self.out_w[bucket * 2 * HIDDEN..][..2 * HIDDEN].split_at(HIDDEN);
+        let dot = |x: &[f32; HIDDEN], w: &[f32]| -> f32 {
+            x.iter().zip(w).map(|(&v, &w)| screlu(v) * w).sum()
+        };
+        dot(a, w0) + dot(b, w1) + self.out_b[bucket]
+    }
+
+    /// The evaluation of a record for its side to move, in centipawns.
+    pub fn eval_record(&self, rec: &ChessBoard) -> f32 {
+        let (mut s, mut n) = (Vec::new(), Vec::new());
+        record_features(rec, self.mirror, &mut s, &mut n);
+        self.forward(&s, &n) * SCALE as f32
+    }
+
+    /// Rounds to the engine's integers.
+    pub fn quantise(&self) -> Network {
+        let q = |v: f32, scale: i32| -> i16 { (v * scale as f32).round() as i16 };
+        let row =
+            |s: &[f32], scale: i32| -> [i16; HIDDEN] { std::array::from_fn(|i| q(s[i], scale)) };
+        Network {
+            ft_weights: self.ft_w.chunks_exact(HIDDEN).map(|r| row(r, QA)).collect(),
+            ft_bias: row(&self.ft_b, QA),
+            out_weights: self
+                .out_w
+                .chunks_exact(2 * HIDDEN)
+                .map(|l| [row(&l[..HIDDEN], QB), row(&l[HIDDEN..], QB)])
+                .collect(),
+            out_bias: self
+                .out_b
+                .iter()
+                .map(|&b| (b * (QA * QB) as f32).round() as i32)
+                .collect(),
+            mirror: self.mirror,
+        }
+    }
+
+    /// The float net that [`FloatNet::quantise`] turns into `net` (to within
+    /// half a quantisation step), so a shipped net can be trained further
+    /// without its checkpoint.
+    pub fn dequantise(net: &Network) -> FloatNet {
+        let f = |v: i16, scale: i32| f32::from(v) / scale as f32;
+        let mut out = FloatNet::zeros_with(net.out_bias.len());
+        for (dst, row) in out.ft_w.chunks_exact_mut(HIDDEN).zip(&net.ft_weights) {
+            dst.iter_mut().zip(row).for_each(|(d, &v)| *d = f(v, QA));
+        }
+        out.ft_b
+            .iter_mut()
+            .zip(&net.ft_bias)
+            .for_each(|(d, &v)| *d = f(v, QA));
+        for (layer, w) in out.out_w.chunks_exact_mut(2 * HIDDEN).zip(&net.out_weights) {
+            let (us, them) = layer.split_at_mut(HIDDEN);
+            us.iter_mut().zip(&w[0]).for_each(|(d, &v)| *d = f(v, QB));
+            them.iter_mut().zip(&w[1]).for_each(|(d, &v)| *d = f(v, QB));
+        }
+        for (d, &b) in out.out_b.iter_mut().zip(&net.out_bias) {
+            *d = b as f32 / (QA * QB) as f32;
+        }
+        out.mirror = net.mirror;
+        out
+    }
+
+    /// Reads a float checkpoint ([`FloatNet::to_bytes`]) or, failing that, a
+    /// quantised engine net (dequantised).
+    pub fn from_checkpoint_or_net(bytes: &[u8]) -> Result<FloatNet, String> {
+        if bytes.starts_with(b"FRCK") {
+            FloatNet::from_bytes(bytes)
+        } else {
+            Network::from_bytes(bytes).map(|n| FloatNet::dequantise(&n))
+        }
+    }
+
+    /// Raw little-endian floats with a small header (`FRCK`, then the hidden
+    /// size, the output layers less one in bits 16–23 and the mirror flag in
+    /// bit 31), for `--resume`.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = b"FRCK".to_vec();
+        let shape =
+            HIDDEN as u32 | ((self.buckets() as u32 - 1) << 16) | u32::from(self.mirror) << 31;
+        out.extend_from_slice(&shape.to_le_bytes());
+        for p in self.params() {
+            for v in p {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    /// Reads what [`FloatNet::to_bytes`] wrote.
+    pub fn from_bytes(bytes: &[u8]) -> Result<FloatNet, String> {
+        if bytes.len() < 8 || &bytes[..4] != b"FRCK" {
+            return Err("not a checkpoint (no FRCK header)".into());
+        }
+        let shape = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
+        let buckets = (shape >> 16 & 0xff) as usize + 1;
+        if buckets != 1 && buckets != OUTPUT_BUCKETS {
+            return Err(format!("checkpoint with {buckets} output layers"));
+        }
+        let mut net = FloatNet::zeros_with(buckets);
+        let count: usize = net.params().iter().map(|p| p.len()).sum();
+        if bytes.len() != 8 + 4 * count {
+            return Err(format!(
+                "not a checkpoint of a {INPUTS}->{HIDDEN} net ({} bytes)",
+                bytes.len()
+            ));
+        }
+        let mut floats = bytes[8..]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        for p in net.params_mut() {
+            for v in p.iter_mut() {
+                *v = floats.next().unwrap_or(0.0);
+            }
+        }
+        if shape & 0xffff != HIDDEN as u32 {
+            return Err(format!("checkpoint of a {}-neuron net", shape & 0xffff));
+        }
+        net.mirror = shape >> 31 == 1;
+        Ok(net)
+    }
+}
+
+#[inline]
+fn screlu(x: f32) -> f32 {
+    let c = x.clamp(0.0, 1.0);
+    c * c
+}
+
+#[inline]
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The training target of a record: score and result blended, from the side
+/// to move's point of view.
+#[inline]
+pub fn target(rec: &ChessBoard, wdl: f32) -> f32 {
+    let score = sigmoid(f32::from(rec.score) / SCALE as f32);
+    let result = f32::from(rec.result) / 2.0;
+    score * (1.0 - wdl) + result * wdl
+}
+
+/// Adds the gradient of one record's loss to `grad`; returns the loss.
+fn backprop(net: &FloatNet, stm: &[u16], nstm: &[u16], t: f32, grad: &mut FloatNet) -> f32 {
+    let mut a = [0.0; HIDDEN];
+    let mut b = [0.0; HIDDEN];
+    net.accumulate(stm, &mut a);
+    net.accumulate(nstm, &mut b);
+    let bucket = net.bucket(stm);
+    let p = sigmoid(net.output(&a, &b, bucket));
+    let err = p - t;
+    let g = 2.0 * err * p * (1.0 - p);
+    grad.out_b[bucket] += g;
+    let (w0, w1) = net.out_w[bucket * 2 * HIDDEN..][..2 * HIDDEN].split_at(HIDDEN);
+    let (g0, g1) = grad.out_w[bucket * 2 * HIDDEN..][..2 * HIDDEN].split_at_mut(HIDDEN);
+    for (acc, w, gw, feats) in [(&mut a, w0, g0, stm), (&mut b, w1, g1, nstm)] {
+        // acc becomes d(loss)/d(hidden sum).
+        for i in 0..HIDDEN {
+            let x = acc[i];
+            gw[i] += g * screlu(x);
+            acc[i] = if x > 0.0 && x < 1.0 {
+                g * w[i] * 2.0 * x
+            } else {
+                0.0
+            };
+        }
+        grad.ft_b
+            .iter_mut()
+            .zip(acc.iter())
+            .for_each(|(gb, d)| *gb += d);
+        for &f in feats {
+            let row = &mut grad.ft_w[f as usize * HIDDEN..][..HIDDEN];
+            row.iter_mut().zip(acc.iter()).for_each(|(gw, d)| *gw += d);
+        }
+    }
+    err * err
+}
+
+/// Settings of a training run.
+#[derive(Clone, Debug)]
+pub struct TrainConfig {
+    pub epochs: usize,
+    pub batch_size: usize,
+    /// Starting learning rate; it falls along a cosine to `lr_end`.
+    pub lr: f32,
+    pub lr_end: f32,
+    /// AdamW weight decay.
+    pub weight_decay: f32,
+    /// The game result's share of the target.
+    pub wdl: f32,
+    pub threads: usize,
+    /// Share of the data held out for the validation loss.
+    pub validation: f64,
+    pub seed: u64,
+    /// Where each epoch's quantised net and the float checkpoint go.
+    pub out_dir: PathBuf,
+    /// Print progress lines (to stderr) during epochs.
+    pub verbose: bool,
+    /// Show each training position mirrored left-right half of the time (a
+    /// coin per position and epoch; nets that mirror already are left as
+    /// they are): chess is the same game mirrored, castling aside, so this
+    /// is twice the patterns from the same data.
+    pub augment_mirror: bool,
+}
+
+impl TrainConfig {
+    /// Whether training `net` flips positions: asked for, and the net does
+    /// not mirror already.
+    pub fn mirror_augments(&self, net: &FloatNet) -> bool {
+        self.augment_mirror && !net.mirror
+    }
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            epochs: 20,
+            batch_size: 16384,
+            lr: 0.001,
+            lr_end: 0.00001,
+            weight_decay: 0.01,
+            wdl: 0.25,
+            threads: 2,
+            validation: 0.02,
+            seed: 1,
+            out_dir: PathBuf::from("nets/train"),
+            verbose: true,
+            augment_mirror: false,
+        }
+    }
+}
+
+/// One epoch's figures.
+#[derive(Clone, Debug)]
+pub struct EpochReport {
+    pub epoch: usize,
+    pub train_loss: f64,
+    pub validation_loss: f64,
+    pub positions_per_second: f64,
+    pub lr: f32,
+}
+
+/// Mean loss of `net` on `data` (no training), on `threads` threads.
+pub fn mean_loss(net: &FloatNet, data: &[ChessBoard], wdl: f32, threads: usize) -> f64 {
+    if data.is_empty() {
+        return 0.0;
+    }
+    let chunk = data.len().div_ceil(threads.max(1));
+    let total: f64 = std::thread::scope(|s| {
+        let handles: Vec<_> = data
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    let (mut st, mut nst) = (Vec::with_capacity(32), Vec::with_capacity(32));
+                    part.iter()
+                        .map(|rec| {
+                            record_features(rec, net.mirror, &mut st, &mut nst);
+                            let e = sigmoid(net.forward(&st, &nst)) - target(rec, wdl);
+                            f64::from(e * e)
+                        })
+                        .sum::<f64>()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or(0.0)).sum()
+    });
+    total / data.len() as f64
+}
+
+/// AdamW state: first and second moments, and the step count.
+struct Adam {
+    m: FloatNet,
+    v: FloatNet,
+    t: i32,
+}
+
+impl Adam {
+    const B1: f32 = 0.9;
+    const B2: f32 = 0.999;
+    const EPS: f32 = 1e-8;
+
+    fn step(&mut self, net: &mut FloatNet, grad: &FloatNet, lr: f32, decay: f32) {
+        self.t += 1;
+        let c1 = 1.0 - Self::B1.powi(self.t);
+        let c2 = 1.0 - Self::B2.powi(self.t);
+        let params = net.params_mut();
+        let ms = self.m.params_mut();
+        let vs = self.v.params_mut();
+        for (((p, g), m), v) in params.into_iter().zip(grad.params()).zip(ms).zip(vs) {
+            for i in 0..p.len() {
+                m[i] = Self::B1 * m[i] + (1.0 - Self::B1) * g[i];
+                v[i] = Self::B2 * v[i] + (1.0 - Self::B2) * g[i] * g[i];
+                let update = (m[i] / c1) / ((v[i] / c2).sqrt() + Self::EPS);
+                p[i] -= lr * (update + decay * p[i]);
+                p[i] = p[i].clamp(-WEIGHT_CLIP, WEIGHT_CLIP);
+            }
+        }
+    }
+}
+
+/// Learning rate at `progress` (0 at the start, 1 at the end): cosine.
+fn learning_rate(cfg: &TrainConfig, progress: f64) -> f32 {
+    let c = 0.5 * (1.0 + (std::f64::consts::PI * progress.clamp(0.0, 1.0)).cos());
+    (f64::from(cfg.lr_end) + (f64::from(cfg.lr) - f64::from(cfg.lr_end)) * c) as f32
+}
+
+/// Shuffles `data` with the config's seed and splits off the held-out part
+/// (at the end): returns (training, validation).
+pub fn split(mut data: Vec<ChessBoard>, cfg: &TrainConfig) -> (Vec<ChessBoard>, Vec<ChessBoard>) {
+    let mut rng = StdRng::seed_from_u64(cfg.seed);
+    data.shuffle(&mut rng);
+    let held = ((data.len() as f64) * cfg.validation).round() as usize;
+    let validation = data.split_off(data.len() - held.min(data.len()));
+    (data, validation)
+}
+
+/// Trains `net` on `train` for `cfg.epochs` epochs, reporting each epoch to
+/// `on_epoch` (which may write checkpoints). Returns the reports.
+pub fn train(
+    net: &mut FloatNet,
+    mut train: Vec<ChessBoard>,
+    validation: &[ChessBoard],
+    cfg: &TrainConfig,
+    on_epoch: &mut dyn FnMut(&FloatNet, &EpochReport),
+) -> Vec<EpochReport> {
+    let threads = cfg.threads.max(1);
+    let batch = cfg.batch_size.max(1);
+    let mut adam = Adam {
+        m: net.zeros_like(),
+        v: net.zeros_like(),
+        t: 0,
+    };
+    let mut grads: Vec<FloatNet> = (0..threads).map(|_| net.zeros_like()).collect();
+    let mut rng = StdRng::seed_from_u64(cfg.seed ^ 0x9e37_79b9_7f4a_7c15);
+    let batches_per_epoch = train.len().div_ceil(batch).max(1);
+    let total_batches = (batches_per_epoch * cfg.epochs).max(1);
+    let mut reports = Vec::new();
+    for epoch in 1..=cfg.epochs {
+        train.shuffle(&mut rng);
+        let start = Instant::now();
+        let mut loss_sum = 0.0f64;
+        let mut lr = cfg.lr;
+        for (b, chunk) in train.chunks(batch).enumerate() {
+            let done = (epoch - 1) * batches_per_epoch + b;
+            lr = learning_rate(cfg, done as f64 / total_batches as f64);
+            let per_thread = chunk.len().div_ceil(threads);
+            let net_ref: &FloatNet = net;
+            let wdl = cfg.wdl;
+            let augment = cfg.mirror_augments(net);
+            let seed = cfg.seed;
+            let losses: Vec<f64> = std::thread::scope(|s| {
+                let handles: Vec<_> = chunk
+                    .chunks(per_thread)
+                    .zip(grads.iter_mut())
+                    .enumerate()
+                    .map(|(t, (part, grad))| {
+                        s.spawn(move || {
+                            grad.clear();
+                            let (mut st, mut nst) =
+                                (Vec::with_capacity(32), Vec::with_capacity(32));
+                            let mut loss = 0.0f64;
+                            let first = b * batch + t * per_thread;
+                            for (i, rec) in part.iter().enumerate() {
+                                record_features(rec, net_ref.mirror, &mut st, &mut nst);
+                                if augment && coin(seed, epoch, first + i) {
+                                    mirror_features(&mut st);
+                                    mirror_features(&mut nst);
+                                }
+                                loss +=
+                                    f64::from(backprop(net_ref, &st, &nst, target(rec, wdl), grad));
+                            }
+                            loss
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or(0.0))
+                    .collect()
+            });
+            let used = chunk.len().div_ceil(per_thread);
+            let (first, rest) = grads.split_at_mut(1);
+            for g in rest.iter().take(used - 1) {
+                first[0].add_assign(g);
+            }
+            // Gradient of the batch mean.
+            let inv = 1.0 / chunk.len() as f32;
+            for p in first[0].params_mut() {
+                p.iter_mut().for_each(|x| *x *= inv);
+            }
+            adam.step(net, &first[0], lr, cfg.weight_decay);
+            loss_sum += losses.iter().sum::<f64>();
+            if cfg.verbose && (b + 1) % 50 == 0 {
+                let seen = ((b + 1) * batch).min(train.len());
+                eprint!(
+                    "\repoch {epoch} {:5.1}%  loss {:.6}  {:.0} pos/s   ",
+                    100.0 * seen as f64 / train.len() as f64,
+                    loss_sum / seen as f64,
+                    seen as f64 / start.elapsed().as_secs_f64()
+                );
+                let _ = std::io::stderr().flush();
+            }
+        }
+        let secs = start.elapsed().as_secs_f64();
+        let report = EpochReport {
+            epoch,
+            train_loss: loss_sum / train.len().max(1) as f64,
+            validation_loss: mean_loss(net, validation, cfg.wdl, threads),
+            positions_per_second: train.len() as f64 / secs.max(1e-9),
+            lr,
+        };
+        if cfg.verbose {
+            eprint!("\r");
+        }
+        on_epoch(net, &report);
+        reports.push(report);
+    }
+    reports
+}
+
+/// A fair coin for position `index` of `epoch` (splitmix64 of the three),
+/// so that a run repeats whatever the thread count.
+fn coin(seed: u64, epoch: usize, index: usize) -> bool {
+    let mut z = seed
+        .wrapping_add((epoch as u64) << 40)
+        .wrapping_add(index as u64)
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) & 1 == 1
+}
+
+/// Writes `net` quantised (the engine's format) to `path`.
+pub fn save_quantised(net: &FloatNet, path: &Path) -> std::io::Result<()> {
+    std::fs::write(path, net.quantise().to_bytes())
+}
