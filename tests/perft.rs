@@ -12,12 +12,15 @@ mod common;
 
 use common::perft_suite;
 use ferrum::chess::fen::parse_fen;
+use ferrum::chess::movegen::{is_noisy, legal_moves_staged};
 use ferrum::chess::perft::{divide, perft, perft_parallel};
 use ferrum::chess::state::GameState;
+use ferrum::search::history::History;
+use ferrum::search::movepick::MovePicker;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 
 /// Checks every count of `cases` up to `max_nodes` (and at least depth 1),
 /// on every `step`-th position. Returns the number of counts checked.
@@ -412,4 +415,128 @@ fn incremental_keys_random() {
     if let Some(cases) = perft_suite("incremental_keys_random", "perft_random_marcel.epd") {
         assert!(check_keys(&cases, false, 40, 3) > 100_000);
     }
+}
+
+/// Checks the staged generator at `pos` and, to `depth` plies, below it:
+/// the noisy moves are exactly `legal_moves()`'s captures and queen
+/// promotions, the quiet ones exactly the rest, each in shakmaty's order.
+/// Returns the number of nodes checked.
+fn check_staged(pos: &Chess, depth: u32) -> usize {
+    let legal = pos.legal_moves();
+    let (noisy, quiet) = legal_moves_staged(pos);
+    let want_noisy: Vec<Move> = legal.iter().copied().filter(|&m| is_noisy(m)).collect();
+    let want_quiet: Vec<Move> = legal.iter().copied().filter(|&m| !is_noisy(m)).collect();
+    let fen = || shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    assert_eq!(noisy.to_vec(), want_noisy, "noisy moves of {}", fen());
+    assert_eq!(quiet.to_vec(), want_quiet, "quiet moves of {}", fen());
+    let mut nodes = 1;
+    if depth > 0 {
+        for &m in &legal {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            nodes += check_staged(&child, depth - 1);
+        }
+    }
+    nodes
+}
+
+/// Staged generation (noisy, then quiet) gives exactly the legal moves in
+/// shakmaty's order, at every node two plies below ~2,000 random positions
+/// (standard and Chess960: checks, pins, en passant, promotions, castling).
+#[test]
+fn staged_generation_matches_legal_moves_on_random_positions() {
+    let (positions, cov) = random_positions(0x57a9_ed00, 30);
+    assert!(
+        cov.checks > 20 && cov.en_passant > 3 && cov.castles > 20,
+        "{cov:?}"
+    );
+    let nodes: usize = positions.iter().map(|p| check_staged(p, 2)).sum();
+    assert!(nodes > 500_000, "{nodes}");
+}
+
+/// The same on the public perft suites, two plies below every position.
+#[test]
+fn staged_generation_matches_legal_moves_on_the_perft_suites() {
+    for (test, file, chess960) in [
+        ("staged_perftsuite", "perftsuite.epd", false),
+        ("staged_chess960", "chess960_fischer.epd", true),
+        ("staged_tricky", "tricky_pychess.epd", false),
+    ] {
+        let Some(cases) = perft_suite(test, file) else {
+            continue;
+        };
+        let mut nodes = 0;
+        for case in &cases {
+            let pos = parse_fen(&case.fen, chess960).unwrap_or_else(|e| panic!("{e}"));
+            nodes += check_staged(&pos, 2);
+        }
+        assert!(nodes > 10 * cases.len(), "{file}: {nodes}");
+    }
+}
+
+/// Every move the picker hands out, in order.
+fn picked(pos: &Chess, mut picker: MovePicker) -> Vec<Move> {
+    let history = History::default();
+    let mut out = Vec::new();
+    while let Some(m) = picker.next(pos, &history) {
+        out.push(m);
+    }
+    out
+}
+
+/// The move picker hands out every legal move exactly once, the table
+/// move first, whatever its table move, killers and counter-move are:
+/// legal here, illegal here (moves of another position), captures or
+/// quiets; quiescence hands out only legal noisy moves (all evasions in
+/// check), each once.
+#[test]
+fn move_picker_hands_out_each_legal_move_once_in_every_stage_combination() {
+    let (positions, _) = random_positions(0x91c4_e700, 20);
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut foreign: Vec<Move> = Vec::new();
+    let mut combos = [0usize; 4];
+    for pos in &positions {
+        let legal = pos.legal_moves();
+        let mut candidates: Vec<Move> = legal.to_vec();
+        candidates.extend(foreign.iter().copied());
+        let draw = |rng: &mut StdRng| -> Option<Move> {
+            (rng.random_range(0..4) != 0 && !candidates.is_empty())
+                .then(|| candidates[rng.random_range(0..candidates.len())])
+        };
+        for _ in 0..6 {
+            let tt = draw(&mut rng).filter(|m| legal.contains(m));
+            let killers = [draw(&mut rng), draw(&mut rng)];
+            let counter = draw(&mut rng);
+            let illegal = killers
+                .iter()
+                .chain([&counter])
+                .filter(|k| k.is_some_and(|m| !legal.contains(&m)))
+                .count();
+            combos[illegal.min(3)] += 1;
+            let out = picked(pos, MovePicker::new(tt, killers, counter, [None; 2]));
+            assert_eq!(out.len(), legal.len(), "{pos:?}");
+            for m in &legal {
+                assert_eq!(
+                    out.iter().filter(|x| *x == m).count(),
+                    1,
+                    "{m:?} in {pos:?}"
+                );
+            }
+            if let Some(tt) = tt {
+                assert_eq!(out[0], tt);
+            }
+            let q = picked(pos, MovePicker::quiescence(tt));
+            let mut seen = std::collections::HashSet::new();
+            for m in &q {
+                assert!(legal.contains(m), "{m:?} in {pos:?}");
+                assert!(pos.is_check() || is_noisy(*m), "{m:?} in {pos:?}");
+                assert!(seen.insert(*m), "{m:?} twice in {pos:?}");
+            }
+            if pos.is_check() {
+                assert_eq!(q.len(), legal.len());
+            }
+        }
+        foreign = legal.to_vec();
+    }
+    assert!(combos.iter().all(|&n| n > 50), "{combos:?}");
 }

@@ -2,13 +2,14 @@
 //!
 //! Owns the position with its incrementally kept Zobrist key and repetition
 //! history ([`state`]), the 16-bit move encoding and tests on moves
-//! ([`moves`]), FEN reading ([`fen`]), score conventions ([`score`]), static
+//! ([`moves`]), staged legal move generation ([`movegen`]), FEN reading ([`fen`]), score conventions ([`score`]), static
 //! exchange evaluation and the exchange values of pieces ([`see`]), and
 //! perft ([`perft`]).
 //!
 //! Uses: shakmaty only. Every other layer may use this one.
 
 pub mod fen;
+pub mod movegen;
 pub mod moves;
 pub mod perft;
 pub mod score;

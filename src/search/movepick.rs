@@ -14,8 +14,9 @@
 //! captures are dropped.
 
 use arrayvec::ArrayVec;
-use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
+use shakmaty::{Chess, Color, Move, MoveList, Position};
 
+use crate::chess::movegen;
 use crate::chess::see::piece_value;
 use crate::chess::see::see_ge;
 use crate::search::history::{Continuations, History};
@@ -34,11 +35,7 @@ enum Stage {
     Done,
 }
 
-/// Whether a move belongs to the "noisy" stages: a capture or a queen promotion.
-#[inline]
-pub fn is_noisy(m: Move) -> bool {
-    m.is_capture() || m.promotion() == Some(Role::Queen)
-}
+pub use crate::chess::movegen::is_noisy;
 
 /// Order score of a noisy move: the victim's value first, then how often
 /// the move was good before (capture history).
@@ -66,6 +63,9 @@ pub struct MovePicker {
     bad_cur: usize,
     /// Quiescence mode: only good noisy moves.
     quiescence: bool,
+    /// Whether `moves[noisy_end..]` holds the quiet moves yet (generated
+    /// with the noisy ones in check, else when the quiet stage comes).
+    quiets_ready: bool,
     skip_quiets: bool,
 }
 
@@ -90,6 +90,7 @@ impl MovePicker {
             bad_end: 0,
             bad_cur: 0,
             quiescence: false,
+            quiets_ready: false,
             skip_quiets: false,
         }
     }
@@ -155,13 +156,29 @@ impl MovePicker {
                     if Some(m) == self.tt_move || self.refutations[..i].contains(&Some(m)) {
                         continue;
                     }
-                    if self.moves[self.noisy_end..].contains(&m) {
+                    let legal = if self.quiets_ready {
+                        self.moves[self.noisy_end..].contains(&m)
+                    } else {
+                        !is_noisy(m) && pos.is_legal(m)
+                    };
+                    if legal {
                         return Some(m);
                     }
                     // Not legal here: do not skip it later either.
                     self.refutations[i] = None;
                 }
                 Stage::ScoreQuiets => {
+                    if self.skip_quiets {
+                        self.stage = Stage::BadNoisy;
+                        continue;
+                    }
+                    if !self.quiets_ready {
+                        let start = self.moves.len();
+                        movegen::quiet_moves(pos, &mut self.moves);
+                        // Scored just below.
+                        self.scores.extend((start..self.moves.len()).map(|_| 0));
+                        self.quiets_ready = true;
+                    }
                     let color = pos.turn();
                     self.score_quiets(color, history);
                     self.cur = self.noisy_end;
@@ -189,28 +206,37 @@ impl MovePicker {
         }
     }
 
-    /// Generates all legal moves, noisy ones first and scored.
+    /// Generates the noisy moves, scored; in check, every legal move (the
+    /// evasions), noisy ones first.
     fn generate(&mut self, pos: &Chess, history: &History) {
-        let all = pos.legal_moves();
         self.moves.clear();
         self.scores.clear();
         let color = pos.turn();
+        if !pos.is_check() {
+            movegen::noisy_moves(pos, &mut self.moves);
+            for &m in &self.moves {
+                self.scores.push(noisy_score(m, color, history));
+            }
+            self.noisy_end = self.moves.len();
+            self.cur = 0;
+            return;
+        }
+        let all = pos.legal_moves();
         for &m in all.iter().filter(|&&m| is_noisy(m)) {
             self.scores.push(noisy_score(m, color, history));
             self.moves.push(m);
         }
         self.noisy_end = self.moves.len();
-        if !self.quiescence || pos.is_check() {
-            for &m in all.iter().filter(|&&m| !is_noisy(m)) {
-                // Scored when the quiet stage comes (`score_quiets`).
-                self.scores.push(0);
-                self.moves.push(m);
-            }
-            if self.quiescence {
-                // Evasions in quiescence: every move is needed.
-                self.quiescence = false;
-                self.skip_quiets = false;
-            }
+        for &m in all.iter().filter(|&&m| !is_noisy(m)) {
+            // Scored when the quiet stage comes (`score_quiets`).
+            self.scores.push(0);
+            self.moves.push(m);
+        }
+        self.quiets_ready = true;
+        if self.quiescence {
+            // Evasions in quiescence: every move is needed.
+            self.quiescence = false;
+            self.skip_quiets = false;
         }
         self.cur = 0;
     }

@@ -1,0 +1,261 @@
+//! Staged legal move generation over shakmaty's attack tables, for the
+//! move picker: the noisy moves (captures and queen promotions) apart from
+//! the quiet ones, so that quiescence never builds a quiet move and the
+//! main search builds quiets only when its quiet stage comes.
+//!
+//! For a position that is not in check, [`noisy_moves`] followed by
+//! [`quiet_moves`] gives exactly the moves of shakmaty's `legal_moves`, in
+//! the same relative order (tested on the perft suites and random
+//! positions), so the search's move order, and its node count, do not
+//! change. A position in check takes shakmaty's own evasion generator.
+//! Legality follows shakmaty's rules: a pinned piece moves only along its
+//! pin, the king only to unattacked squares, en passant only where it does
+//! not expose the king.
+
+use shakmaty::{
+    Bitboard, CastlingSide, Chess, Color, File, Move, MoveList, Position, Role, Square, attacks,
+};
+
+/// Whether a move belongs to the "noisy" stages: a capture or a queen promotion.
+#[inline]
+pub fn is_noisy(m: Move) -> bool {
+    m.is_capture() || m.promotion() == Some(Role::Queen)
+}
+
+/// What every generator of one position needs: the side to move, its
+/// king, and the pieces pinned to that king.
+struct Context<'a> {
+    pos: &'a Chess,
+    us: Color,
+    king: Square,
+    pinned: Bitboard,
+}
+
+impl<'a> Context<'a> {
+    fn new(pos: &'a Chess) -> Option<Context<'a>> {
+        let us = pos.turn();
+        let king = pos.board().king_of(us)?;
+        Some(Context {
+            pos,
+            us,
+            king,
+            pinned: pinned(pos, king),
+        })
+    }
+
+    /// A move of a non-king piece from `from` to `to` keeps the king safe
+    /// (the position is not in check).
+    #[inline]
+    fn keeps_king_safe(&self, from: Square, to: Square) -> bool {
+        !self.pinned.contains(from) || attacks::aligned(from, to, self.king)
+    }
+
+    #[inline]
+    fn push(&self, moves: &mut MoveList, role: Role, from: Square, to: Square) {
+        if self.keeps_king_safe(from, to) {
+            moves.push(Move::Normal {
+                role,
+                from,
+                capture: self.pos.board().role_at(to),
+                to,
+                promotion: None,
+            });
+        }
+    }
+
+    /// Knight, bishop, rook and queen moves to `target`, as shakmaty orders
+    /// them (by piece type, then from-square, then to-square).
+    fn pieces(&self, target: Bitboard, moves: &mut MoveList) {
+        let board = self.pos.board();
+        let occupied = board.occupied();
+        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
+            for from in self.pos.our(role) {
+                let reach = attacks::attacks(from, role.of(self.us), occupied);
+                for to in reach & target {
+                    self.push(moves, role, from, to);
+                }
+            }
+        }
+    }
+
+    /// King moves to unattacked squares of `target`.
+    fn king_moves(&self, target: Bitboard, moves: &mut MoveList) {
+        let board = self.pos.board();
+        for to in attacks::king_attacks(self.king) & target {
+            if board.attacks_to(to, !self.us, board.occupied()).is_empty() {
+                moves.push(Move::Normal {
+                    role: Role::King,
+                    from: self.king,
+                    capture: board.role_at(to),
+                    to,
+                    promotion: None,
+                });
+            }
+        }
+    }
+
+    /// Promotions from `from` to `to`: all four pieces, or only the queen
+    /// (`noisy`) or only the under-promotions (quiet pushes).
+    fn promotions(
+        &self,
+        moves: &mut MoveList,
+        from: Square,
+        to: Square,
+        roles: &[Role],
+        capture: Option<Role>,
+    ) {
+        if !self.keeps_king_safe(from, to) {
+            return;
+        }
+        for &promotion in roles {
+            moves.push(Move::Normal {
+                role: Role::Pawn,
+                from,
+                capture,
+                to,
+                promotion: Some(promotion),
+            });
+        }
+    }
+
+    /// En passant captures that do not expose the king.
+    fn en_passant(&self, moves: &mut MoveList) {
+        let Some(to) = self.pos.maybe_ep_square() else {
+            return;
+        };
+        let board = self.pos.board();
+        for from in board.pawns() & board.by_color(self.us) & attacks::pawn_attacks(!self.us, to) {
+            let captured = Square::from_coords(to.file(), from.rank());
+            let occupied = board.occupied().toggled(from).toggled(captured).with(to);
+            if board
+                .attacks_to(self.king, !self.us, occupied)
+                .without(captured)
+                .is_empty()
+            {
+                moves.push(Move::EnPassant { from, to });
+            }
+        }
+    }
+
+    /// The squares one step forward for the side to move's pawns.
+    #[inline]
+    fn forward(&self) -> i32 {
+        if self.us == Color::White { 8 } else { -8 }
+    }
+}
+
+const ALL_PROMOTIONS: [Role; 4] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
+const UNDER_PROMOTIONS: [Role; 3] = [Role::Rook, Role::Bishop, Role::Knight];
+
+/// The pieces of the side to move that stand alone between their king and
+/// an enemy slider (shakmaty's own rule, which also counts enemy pieces in
+/// between: those never move for this side, so it does not matter).
+fn pinned(pos: &Chess, king: Square) -> Bitboard {
+    let board = pos.board();
+    let them = board.by_color(!pos.turn());
+    let snipers = (attacks::rook_attacks(king, Bitboard(0)) & board.rooks_and_queens())
+        | (attacks::bishop_attacks(king, Bitboard(0)) & board.bishops_and_queens());
+    let mut pinned = Bitboard(0);
+    for sniper in snipers & them {
+        let between = attacks::between(king, sniper) & board.occupied();
+        if !between.more_than_one() {
+            pinned |= between;
+        }
+    }
+    pinned
+}
+
+/// Appends the legal captures and queen promotions of `pos` (not in check)
+/// to `moves`, in the order shakmaty's `legal_moves` gives them.
+pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
+    debug_assert!(!pos.is_check());
+    let Some(cx) = Context::new(pos) else {
+        return;
+    };
+    let board = pos.board();
+    let them = board.by_color(!cx.us);
+    let pawns = pos.our(Role::Pawn);
+    cx.en_passant(moves);
+    // Pawn captures toward the a-file, then toward the h-file.
+    let fwd = cx.forward();
+    for side in [-1, 1] {
+        let step = fwd + side;
+        let edge = Bitboard::from_file(if side < 0 { File::A } else { File::H });
+        let captures = (pawns & !edge).shift(step) & them;
+        for to in captures & !Bitboard::BACKRANKS {
+            let from = to.offset(-step).expect("a capture comes from the board");
+            cx.push(moves, Role::Pawn, from, to);
+        }
+        for to in captures & Bitboard::BACKRANKS {
+            let from = to.offset(-step).expect("a capture comes from the board");
+            cx.promotions(moves, from, to, &ALL_PROMOTIONS, board.role_at(to));
+        }
+    }
+    // Pushes to the last rank, as a queen.
+    let pushes = pawns.shift(fwd) & !board.occupied() & Bitboard::BACKRANKS;
+    for to in pushes {
+        let from = to.offset(-fwd).expect("a push comes from the board");
+        cx.promotions(moves, from, to, &[Role::Queen], None);
+    }
+    cx.pieces(them, moves);
+    cx.king_moves(them, moves);
+}
+
+/// Appends the legal moves of `pos` (not in check) that are neither
+/// captures nor queen promotions to `moves`, in the order shakmaty's
+/// `legal_moves` gives them.
+pub fn quiet_moves(pos: &Chess, moves: &mut MoveList) {
+    debug_assert!(!pos.is_check());
+    let Some(cx) = Context::new(pos) else {
+        return;
+    };
+    let board = pos.board();
+    let empty = !board.occupied();
+    let fwd = cx.forward();
+    let singles = pos.our(Role::Pawn).shift(fwd) & empty;
+    for to in singles & !Bitboard::BACKRANKS {
+        let from = to.offset(-fwd).expect("a push comes from the board");
+        cx.push(moves, Role::Pawn, from, to);
+    }
+    for to in singles & Bitboard::BACKRANKS {
+        let from = to.offset(-fwd).expect("a push comes from the board");
+        cx.promotions(moves, from, to, &UNDER_PROMOTIONS, None);
+    }
+    let start = if cx.us == Color::White {
+        Bitboard::SOUTH
+    } else {
+        Bitboard::NORTH
+    };
+    for to in singles.shift(fwd) & start & empty {
+        let from = to
+            .offset(-2 * fwd)
+            .expect("a double step comes from the board");
+        cx.push(moves, Role::Pawn, from, to);
+    }
+    cx.pieces(empty, moves);
+    cx.king_moves(empty, moves);
+    for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
+        moves.extend(pos.castling_moves(side));
+    }
+}
+
+/// Every legal move, noisy ones first (each group in shakmaty's order):
+/// the lists [`noisy_moves`] and [`quiet_moves`] give together, for any
+/// position, in check or not. For tests and tools; the picker builds the
+/// two stages apart.
+pub fn legal_moves_staged(pos: &Chess) -> (MoveList, MoveList) {
+    let (mut noisy, mut quiet) = (MoveList::new(), MoveList::new());
+    if pos.is_check() {
+        for m in pos.legal_moves() {
+            if is_noisy(m) {
+                noisy.push(m);
+            } else {
+                quiet.push(m);
+            }
+        }
+    } else {
+        noisy_moves(pos, &mut noisy);
+        quiet_moves(pos, &mut quiet);
+    }
+    (noisy, quiet)
+}
