@@ -13,13 +13,15 @@
 
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
-    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, File, Move, Position, Role, Square,
+    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, File, Move, Position, Role,
+    Square,
 };
 
 /// One saved ply, restored by [`GameState::undo`].
 #[derive(Clone)]
 struct Undo {
     pos: Chess,
+    checkers: Bitboard,
     key: u64,
     ep_file: Option<File>,
     reversible: u32,
@@ -30,6 +32,9 @@ struct Undo {
 #[derive(Clone)]
 pub struct GameState {
     pos: Chess,
+    /// The pieces giving check to the side to move, found once a move
+    /// (the search asks several times a node).
+    checkers: Bitboard,
     key: u64,
     /// The en passant file hashed into `key`, if any.
     ep_file: Option<File>,
@@ -48,6 +53,7 @@ impl GameState {
         let ep_file = pos.ep_square(EnPassantMode::Legal).map(Square::file);
         let reversible = pos.halfmoves();
         GameState {
+            checkers: pos.checkers(),
             pos,
             key,
             ep_file,
@@ -101,7 +107,7 @@ impl GameState {
     /// Whether the side to move is in check.
     #[inline]
     pub fn in_check(&self) -> bool {
-        self.pos.is_check()
+        self.checkers.any()
     }
 
     /// XORs the pieces that `m` moves, captures and promotes, the side to
@@ -123,8 +129,15 @@ impl GameState {
     /// Plays a legal move (legality is the caller's promise, as with
     /// `Position::play_unchecked`) and updates the key incrementally.
     pub fn play(&mut self, m: Move) {
+        self.play_and_hash(m);
+        self.checkers = self.pos.checkers();
+    }
+
+    /// [`play`](Self::play) but for the checkers.
+    fn play_and_hash(&mut self, m: Move) {
         self.undo.push(Undo {
             pos: self.pos.clone(),
+            checkers: self.checkers,
             key: self.key,
             ep_file: self.ep_file,
             reversible: self.reversible,
@@ -174,7 +187,7 @@ impl GameState {
     /// Passes the move to the opponent (for null-move pruning). Returns
     /// false, changing nothing, when the side to move is in check.
     pub fn play_null(&mut self) -> bool {
-        if self.pos.is_check() {
+        if self.in_check() {
             return false;
         }
         let mut setup = self.pos.to_setup(EnPassantMode::Always);
@@ -190,6 +203,7 @@ impl GameState {
         let before = std::mem::replace(&mut self.pos, after);
         self.undo.push(Undo {
             pos: before,
+            checkers: std::mem::replace(&mut self.checkers, self.pos.checkers()),
             key: self.key,
             ep_file: self.ep_file,
             reversible: self.reversible,
@@ -209,6 +223,7 @@ impl GameState {
         };
         self.keys.pop();
         self.pos = u.pos;
+        self.checkers = u.checkers;
         self.key = u.key;
         self.ep_file = u.ep_file;
         self.reversible = u.reversible;
