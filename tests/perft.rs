@@ -12,7 +12,7 @@ mod common;
 
 use common::perft_suite;
 use ferrum::chess::fen::parse_fen;
-use ferrum::chess::movegen::{is_noisy, legal_moves_staged};
+use ferrum::chess::movegen::{Pins, is_legal_quiet, is_noisy, legal_moves_staged};
 use ferrum::chess::perft::{divide, perft, perft_parallel};
 use ferrum::chess::state::GameState;
 use ferrum::search::history::History;
@@ -539,4 +539,36 @@ fn move_picker_hands_out_each_legal_move_once_in_every_stage_combination() {
         foreign = legal.to_vec();
     }
     assert!(combos.iter().all(|&n| n > 50), "{combos:?}");
+}
+
+/// `is_legal_quiet` answers as `!is_noisy(m) && is_legal(m)` for every
+/// legal move of the position and of the positions before it (killers and
+/// counter-moves come from other positions), on random positions not in
+/// check.
+#[test]
+fn legal_quiet_test_agrees_with_shakmaty() {
+    let (positions, _) = random_positions(0x1e9a_1000, 30);
+    let mut pool: Vec<Move> = Vec::new();
+    let (mut legal_quiets, mut refused) = (0, 0);
+    for pos in positions.iter().filter(|p| !p.is_check()) {
+        let pins = Pins::of(pos).expect("a king");
+        let own = pos.legal_moves();
+        for &m in own.iter().chain(&pool) {
+            let want = !is_noisy(m) && pos.is_legal(m);
+            assert_eq!(is_legal_quiet(pos, pins, m), want, "{m:?} in {pos:?}");
+            if want {
+                legal_quiets += 1;
+            } else {
+                refused += 1;
+            }
+        }
+        pool.extend(own.iter().copied());
+        if pool.len() > 400 {
+            pool.drain(..200);
+        }
+    }
+    assert!(
+        legal_quiets > 20_000 && refused > 100_000,
+        "{legal_quiets} {refused}"
+    );
 }

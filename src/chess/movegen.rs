@@ -22,6 +22,27 @@ pub fn is_noisy(m: Move) -> bool {
     m.is_capture() || m.promotion() == Some(Role::Queen)
 }
 
+/// What legality needs to know of a position not in check: where the side
+/// to move's king stands and which of its pieces are pinned to it. Found
+/// once a node and kept by the move picker for every stage.
+#[derive(Clone, Copy, Debug)]
+pub struct Pins {
+    king: Square,
+    pinned: Bitboard,
+}
+
+impl Pins {
+    /// The pins of `pos`; `None` without a king of the side to move (never
+    /// in a legal position).
+    pub fn of(pos: &Chess) -> Option<Pins> {
+        let king = pos.board().king_of(pos.turn())?;
+        Some(Pins {
+            king,
+            pinned: pinned(pos, king),
+        })
+    }
+}
+
 /// What every generator of one position needs: the side to move, its
 /// king, and the pieces pinned to that king.
 struct Context<'a> {
@@ -32,15 +53,13 @@ struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    fn new(pos: &'a Chess) -> Option<Context<'a>> {
-        let us = pos.turn();
-        let king = pos.board().king_of(us)?;
-        Some(Context {
+    fn new(pos: &'a Chess, pins: Pins) -> Context<'a> {
+        Context {
             pos,
-            us,
-            king,
-            pinned: pinned(pos, king),
-        })
+            us: pos.turn(),
+            king: pins.king,
+            pinned: pins.pinned,
+        }
     }
 
     /// A move of a non-king piece from `from` to `to` keeps the king safe
@@ -68,12 +87,24 @@ impl<'a> Context<'a> {
     fn pieces(&self, target: Bitboard, moves: &mut MoveList) {
         let board = self.pos.board();
         let occupied = board.occupied();
-        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen] {
-            for from in self.pos.our(role) {
-                let reach = attacks::attacks(from, role.of(self.us), occupied);
-                for to in reach & target {
-                    self.push(moves, role, from, to);
-                }
+        for from in self.pos.our(Role::Knight) {
+            for to in attacks::knight_attacks(from) & target {
+                self.push(moves, Role::Knight, from, to);
+            }
+        }
+        for from in self.pos.our(Role::Bishop) {
+            for to in attacks::bishop_attacks(from, occupied) & target {
+                self.push(moves, Role::Bishop, from, to);
+            }
+        }
+        for from in self.pos.our(Role::Rook) {
+            for to in attacks::rook_attacks(from, occupied) & target {
+                self.push(moves, Role::Rook, from, to);
+            }
+        }
+        for from in self.pos.our(Role::Queen) {
+            for to in attacks::queen_attacks(from, occupied) & target {
+                self.push(moves, Role::Queen, from, to);
             }
         }
     }
@@ -165,13 +196,12 @@ fn pinned(pos: &Chess, king: Square) -> Bitboard {
     pinned
 }
 
-/// Appends the legal captures and queen promotions of `pos` (not in check)
-/// to `moves`, in the order shakmaty's `legal_moves` gives them.
-pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
+/// Appends the legal captures and queen promotions of `pos` (not in check;
+/// `pins` are its [`Pins`]) to `moves`, in the order shakmaty's
+/// `legal_moves` gives them.
+pub fn noisy_moves(pos: &Chess, pins: Pins, moves: &mut MoveList) {
     debug_assert!(!pos.is_check());
-    let Some(cx) = Context::new(pos) else {
-        return;
-    };
+    let cx = Context::new(pos, pins);
     let board = pos.board();
     let them = board.by_color(!cx.us);
     let pawns = pos.our(Role::Pawn);
@@ -201,14 +231,12 @@ pub fn noisy_moves(pos: &Chess, moves: &mut MoveList) {
     cx.king_moves(them, moves);
 }
 
-/// Appends the legal moves of `pos` (not in check) that are neither
-/// captures nor queen promotions to `moves`, in the order shakmaty's
-/// `legal_moves` gives them.
-pub fn quiet_moves(pos: &Chess, moves: &mut MoveList) {
+/// Appends the legal moves of `pos` (not in check; `pins` are its
+/// [`Pins`]) that are neither captures nor queen promotions to `moves`, in
+/// the order shakmaty's `legal_moves` gives them.
+pub fn quiet_moves(pos: &Chess, pins: Pins, moves: &mut MoveList) {
     debug_assert!(!pos.is_check());
-    let Some(cx) = Context::new(pos) else {
-        return;
-    };
+    let cx = Context::new(pos, pins);
     let board = pos.board();
     let empty = !board.occupied();
     let fwd = cx.forward();
@@ -253,9 +281,75 @@ pub fn legal_moves_staged(pos: &Chess) -> (MoveList, MoveList) {
                 quiet.push(m);
             }
         }
-    } else {
-        noisy_moves(pos, &mut noisy);
-        quiet_moves(pos, &mut quiet);
+    } else if let Some(pins) = Pins::of(pos) {
+        noisy_moves(pos, pins, &mut noisy);
+        quiet_moves(pos, pins, &mut quiet);
     }
     (noisy, quiet)
+}
+
+/// Whether `m` is a legal quiet move of `pos` (not in check; `pins` are its
+/// [`Pins`]): the same answer as `!is_noisy(m) && pos.is_legal(m)`, without
+/// generating moves. The picker asks it of killers and counter-moves, which
+/// come from other positions.
+pub fn is_legal_quiet(pos: &Chess, pins: Pins, m: Move) -> bool {
+    debug_assert!(!pos.is_check());
+    let (role, from, to, promotion) = match m {
+        Move::Normal {
+            role,
+            from,
+            capture: None,
+            to,
+            promotion,
+        } => (role, from, to, promotion),
+        Move::Castle { king, rook } => {
+            let side = if king.file() < rook.file() {
+                CastlingSide::KingSide
+            } else {
+                CastlingSide::QueenSide
+            };
+            return pos.castling_moves(side).contains(&m);
+        }
+        // Captures (en passant too) are noisy; drops do not exist here.
+        _ => return false,
+    };
+    let board = pos.board();
+    let us = pos.turn();
+    if !pos.our(role).contains(from) || board.occupied().contains(to) {
+        return false;
+    }
+    let cx = Context::new(pos, pins);
+    let reaches = match role {
+        Role::Pawn => {
+            let fwd = cx.forward();
+            let last = Bitboard::BACKRANKS.contains(to);
+            let promotes_right = if last {
+                matches!(promotion, Some(Role::Rook | Role::Bishop | Role::Knight))
+            } else {
+                promotion.is_none()
+            };
+            let single = from.offset(fwd) == Some(to);
+            let start = if us == Color::White {
+                Bitboard::from_rank(shakmaty::Rank::Second)
+            } else {
+                Bitboard::from_rank(shakmaty::Rank::Seventh)
+            };
+            let double = start.contains(from)
+                && from.offset(2 * fwd) == Some(to)
+                && from
+                    .offset(fwd)
+                    .is_some_and(|mid| !board.occupied().contains(mid));
+            promotes_right && (single || double)
+        }
+        _ if promotion.is_some() => false,
+        Role::Knight => attacks::knight_attacks(from).contains(to),
+        Role::Bishop => attacks::bishop_attacks(from, board.occupied()).contains(to),
+        Role::Rook => attacks::rook_attacks(from, board.occupied()).contains(to),
+        Role::Queen => attacks::queen_attacks(from, board.occupied()).contains(to),
+        Role::King => {
+            return attacks::king_attacks(from).contains(to)
+                && board.attacks_to(to, !us, board.occupied()).is_empty();
+        }
+    };
+    reaches && cx.keeps_king_safe(from, to)
 }

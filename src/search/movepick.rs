@@ -16,7 +16,7 @@
 use arrayvec::ArrayVec;
 use shakmaty::{Chess, Color, Move, MoveList, Position};
 
-use crate::chess::movegen;
+use crate::chess::movegen::{self, Pins};
 use crate::chess::see::piece_value;
 use crate::chess::see::see_ge;
 use crate::search::history::{Continuations, History};
@@ -66,6 +66,9 @@ pub struct MovePicker {
     /// Whether `moves[noisy_end..]` holds the quiet moves yet (generated
     /// with the noisy ones in check, else when the quiet stage comes).
     quiets_ready: bool,
+    /// The node's king and pins (not in check), found when the noisy moves
+    /// are generated and kept for the later stages.
+    pins: Option<Pins>,
     skip_quiets: bool,
 }
 
@@ -91,6 +94,7 @@ impl MovePicker {
             bad_cur: 0,
             quiescence: false,
             quiets_ready: false,
+            pins: None,
             skip_quiets: false,
         }
     }
@@ -156,10 +160,9 @@ impl MovePicker {
                     if Some(m) == self.tt_move || self.refutations[..i].contains(&Some(m)) {
                         continue;
                     }
-                    let legal = if self.quiets_ready {
-                        self.moves[self.noisy_end..].contains(&m)
-                    } else {
-                        !is_noisy(m) && pos.is_legal(m)
+                    let legal = match self.pins {
+                        Some(pins) if !self.quiets_ready => movegen::is_legal_quiet(pos, pins, m),
+                        _ => self.moves[self.noisy_end..].contains(&m),
                     };
                     if legal {
                         return Some(m);
@@ -172,9 +175,9 @@ impl MovePicker {
                         self.stage = Stage::BadNoisy;
                         continue;
                     }
-                    if !self.quiets_ready {
+                    if let (false, Some(pins)) = (self.quiets_ready, self.pins) {
                         let start = self.moves.len();
-                        movegen::quiet_moves(pos, &mut self.moves);
+                        movegen::quiet_moves(pos, pins, &mut self.moves);
                         // Scored just below.
                         self.scores.extend((start..self.moves.len()).map(|_| 0));
                         self.quiets_ready = true;
@@ -212,8 +215,11 @@ impl MovePicker {
         self.moves.clear();
         self.scores.clear();
         let color = pos.turn();
-        if !pos.is_check() {
-            movegen::noisy_moves(pos, &mut self.moves);
+        if !pos.is_check()
+            && let Some(pins) = Pins::of(pos)
+        {
+            self.pins = Some(pins);
+            movegen::noisy_moves(pos, pins, &mut self.moves);
             for &m in &self.moves {
                 self.scores.push(noisy_score(m, color, history));
             }
