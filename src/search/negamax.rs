@@ -185,24 +185,26 @@ impl Worker<'_> {
 
             // Step 10. Shallow-depth pruning once a move has been found that avoids mate.
             if prune && !root && best > -MATE_BOUND && searched > 0 {
-                if quiet && !in_check && !moves::gives_direct_check(self.state.pos(), m) {
+                if quiet && !in_check {
                     // Late-move pruning.
                     let lmp = (self.p.lmp_base + depth * depth) as usize;
-                    if depth <= self.p.lmp_depth && searched >= lmp / (2 - usize::from(improving)) {
-                        continue;
-                    }
+                    let late =
+                        depth <= self.p.lmp_depth && searched >= lmp / (2 - usize::from(improving));
                     // Futility pruning.
                     let futile = eval + self.p.futility_base + self.p.futility_margin * depth;
-                    if depth <= self.p.futility_depth && futile <= alpha {
-                        // As in quiescence: the bound returned covers the pruned move.
-                        best = best.max(futile);
-                        continue;
-                    }
+                    let futility = depth <= self.p.futility_depth && futile <= alpha;
                     // History pruning: quiets that have failed here again and again.
-                    if depth <= self.p.history_prune_depth
+                    let failing = depth <= self.p.history_prune_depth
                         && !killer
-                        && hist < -self.p.history_prune_margin * depth
+                        && hist < -self.p.history_prune_margin * depth;
+                    // None of them prunes a check (asked only when one would prune).
+                    if (late || futility || failing)
+                        && !moves::gives_direct_check(self.state.pos(), m)
                     {
+                        if !late && futility {
+                            // As in quiescence: the bound returned covers the pruned move.
+                            best = best.max(futile);
+                        }
                         continue;
                     }
                 }
