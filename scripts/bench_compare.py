@@ -23,12 +23,12 @@ def bench(cmd, depth=None):
     out = subprocess.run([cmd, "bench"] + ([str(depth)] if depth else []), capture_output=True, text=True, timeout=600)
     text = out.stdout + "\n" + out.stderr
     # Ferrum and OpenBench: "<N> nodes <M> nps"; Stockfish and Ethereal:
-    # "Nodes searched  : N" and "Nodes/second    : M" (Ethereal: "NPS").
+    # "Nodes searched  : N" and "Nodes/second    : M"; Ethereal: "Nodes : N", "NPS : M".
     m = re.search(r"^(\d+) nodes (\d+) nps\s*$", text, re.M)
     if m:
         return int(m.group(1)), int(m.group(2))
-    nodes = re.search(r"Nodes searched\s*:\s*(\d+)", text)
-    nps = re.search(r"Nodes/second\s*:\s*(\d+)", text) or re.search(r"(\d+)\s+nps", text, re.I)
+    nodes = re.search(r"^Nodes(?: searched)?\s*:\s*(\d+)", text, re.M)
+    nps = re.search(r"^(?:Nodes/second|NPS)\s*:\s*(\d+)", text, re.M)
     if nodes and nps:
         return int(nodes.group(1)), int(nps.group(1))
     sys.exit(f"{cmd}: no bench totals in its output:\n{text[-2000:]}")

@@ -12,7 +12,7 @@ mod common;
 
 use common::perft_suite;
 use ferrum::chess::fen::parse_fen;
-use ferrum::chess::movegen::{Pins, is_legal_quiet, is_noisy, legal_moves_staged};
+use ferrum::chess::movegen::{self, Pins, is_legal_quiet, is_noisy, legal_moves_staged};
 use ferrum::chess::perft::{divide, perft, perft_parallel};
 use ferrum::chess::state::GameState;
 use ferrum::search::history::History;
@@ -424,6 +424,12 @@ fn incremental_keys_random() {
 fn check_staged(pos: &Chess, depth: u32) -> usize {
     let legal = pos.legal_moves();
     let (noisy, quiet) = legal_moves_staged(pos);
+    if let (false, Some(pins)) = (pos.is_check(), Pins::of(pos)) {
+        // The one-pass generator perft uses: shakmaty's list exactly.
+        let mut all = shakmaty::MoveList::new();
+        movegen::all_moves(pos, pins, &mut all);
+        assert_eq!(all, legal, "all moves of {:?}", pos);
+    }
     let want_noisy: Vec<Move> = legal.iter().copied().filter(|&m| is_noisy(m)).collect();
     let want_quiet: Vec<Move> = legal.iter().copied().filter(|&m| !is_noisy(m)).collect();
     let fen = || shakmaty::fen::Fen::from_position(pos, EnPassantMode::Legal).to_string();
@@ -541,12 +547,12 @@ fn move_picker_hands_out_each_legal_move_once_in_every_stage_combination() {
     assert!(combos.iter().all(|&n| n > 50), "{combos:?}");
 }
 
-/// `is_legal_quiet` answers as `!is_noisy(m) && is_legal(m)` for every
-/// legal move of the position and of the positions before it (killers and
-/// counter-moves come from other positions), on random positions not in
-/// check.
+/// `is_legal` answers as shakmaty's `is_legal`, and `is_legal_quiet` as
+/// `!is_noisy(m) && is_legal(m)`, for every legal move of the position and
+/// of the positions before it (table moves, killers and counter-moves come
+/// from other positions), on random positions not in check.
 #[test]
-fn legal_quiet_test_agrees_with_shakmaty() {
+fn legal_move_tests_agree_with_shakmaty() {
     let (positions, _) = random_positions(0x1e9a_1000, 30);
     let mut pool: Vec<Move> = Vec::new();
     let (mut legal_quiets, mut refused) = (0, 0);
@@ -554,7 +560,9 @@ fn legal_quiet_test_agrees_with_shakmaty() {
         let pins = Pins::of(pos).expect("a king");
         let own = pos.legal_moves();
         for &m in own.iter().chain(&pool) {
-            let want = !is_noisy(m) && pos.is_legal(m);
+            let legal = pos.is_legal(m);
+            assert_eq!(movegen::is_legal(pos, pins, m), legal, "{m:?} in {pos:?}");
+            let want = !is_noisy(m) && legal;
             assert_eq!(is_legal_quiet(pos, pins, m), want, "{m:?} in {pos:?}");
             if want {
                 legal_quiets += 1;

@@ -168,6 +168,48 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// Castling to `side`, by shakmaty's rule (Chess960 too): the right,
+    /// an empty path, and no attack on the king's path or where it lands
+    /// (with king and rook off their squares).
+    fn castling(&self, side: CastlingSide, moves: &mut MoveList) {
+        let castles = self.pos.castles();
+        let Some(rook) = castles.rook(self.us, side) else {
+            return;
+        };
+        let board = self.pos.board();
+        let occupied = board.occupied();
+        if (castles.path(self.us, side) & occupied).any() {
+            return;
+        }
+        let king_to = side.king_to(self.us);
+        let landing = occupied ^ self.king ^ rook ^ side.rook_to(self.us);
+        if board.attacks_to(king_to, !self.us, landing).any() {
+            return;
+        }
+        let path = attacks::between(self.king, king_to).with(self.king);
+        if path
+            .into_iter()
+            .any(|sq| board.attacks_to(sq, !self.us, occupied ^ self.king).any())
+        {
+            return;
+        }
+        moves.push(Move::Castle {
+            king: self.king,
+            rook,
+        });
+    }
+
+    /// Where a double step can land: the side to move's half of the board
+    /// (shakmaty's mask; only the fourth or fifth rank can be reached).
+    #[inline]
+    fn double_step_ranks(&self) -> Bitboard {
+        if self.us == Color::White {
+            Bitboard::SOUTH
+        } else {
+            Bitboard::NORTH
+        }
+    }
+
     /// The squares one step forward for the side to move's pawns.
     #[inline]
     fn forward(&self) -> i32 {
@@ -249,12 +291,7 @@ pub fn quiet_moves(pos: &Chess, pins: Pins, moves: &mut MoveList) {
         let from = to.offset(-fwd).expect("a push comes from the board");
         cx.promotions(moves, from, to, &UNDER_PROMOTIONS, None);
     }
-    let start = if cx.us == Color::White {
-        Bitboard::SOUTH
-    } else {
-        Bitboard::NORTH
-    };
-    for to in singles.shift(fwd) & start & empty {
+    for to in singles.shift(fwd) & cx.double_step_ranks() & empty {
         let from = to
             .offset(-2 * fwd)
             .expect("a double step comes from the board");
@@ -263,7 +300,55 @@ pub fn quiet_moves(pos: &Chess, pins: Pins, moves: &mut MoveList) {
     cx.pieces(empty, moves);
     cx.king_moves(empty, moves);
     for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
-        moves.extend(pos.castling_moves(side));
+        cx.castling(side, moves);
+    }
+}
+
+/// Appends every legal move of `pos` (not in check; `pins` are its
+/// [`Pins`]) to `moves` in one pass, in exactly the order of shakmaty's
+/// `legal_moves`, without finding the checkers again: for perft, where the
+/// order of stages does not matter.
+pub fn all_moves(pos: &Chess, pins: Pins, moves: &mut MoveList) {
+    debug_assert!(!pos.is_check());
+    let cx = Context::new(pos, pins);
+    let board = pos.board();
+    let them = board.by_color(!cx.us);
+    let empty = !board.occupied();
+    let pawns = pos.our(Role::Pawn);
+    cx.en_passant(moves);
+    let fwd = cx.forward();
+    for side in [-1, 1] {
+        let step = fwd + side;
+        let edge = Bitboard::from_file(if side < 0 { File::A } else { File::H });
+        let captures = (pawns & !edge).shift(step) & them;
+        for to in captures & !Bitboard::BACKRANKS {
+            let from = to.offset(-step).expect("a capture comes from the board");
+            cx.push(moves, Role::Pawn, from, to);
+        }
+        for to in captures & Bitboard::BACKRANKS {
+            let from = to.offset(-step).expect("a capture comes from the board");
+            cx.promotions(moves, from, to, &ALL_PROMOTIONS, board.role_at(to));
+        }
+    }
+    let singles = pawns.shift(fwd) & empty;
+    for to in singles & !Bitboard::BACKRANKS {
+        let from = to.offset(-fwd).expect("a push comes from the board");
+        cx.push(moves, Role::Pawn, from, to);
+    }
+    for to in singles & Bitboard::BACKRANKS {
+        let from = to.offset(-fwd).expect("a push comes from the board");
+        cx.promotions(moves, from, to, &ALL_PROMOTIONS, None);
+    }
+    for to in singles.shift(fwd) & cx.double_step_ranks() & empty {
+        let from = to
+            .offset(-2 * fwd)
+            .expect("a double step comes from the board");
+        cx.push(moves, Role::Pawn, from, to);
+    }
+    cx.pieces(!board.by_color(cx.us), moves);
+    cx.king_moves(!board.by_color(cx.us), moves);
+    for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
+        cx.castling(side, moves);
     }
 }
 
@@ -292,63 +377,93 @@ pub fn legal_moves_staged(pos: &Chess) -> (MoveList, MoveList) {
 /// [`Pins`]): the same answer as `!is_noisy(m) && pos.is_legal(m)`, without
 /// generating moves. The picker asks it of killers and counter-moves, which
 /// come from other positions.
+#[inline]
 pub fn is_legal_quiet(pos: &Chess, pins: Pins, m: Move) -> bool {
+    !is_noisy(m) && is_legal(pos, pins, m)
+}
+
+/// Whether `m` is legal in `pos` (not in check; `pins` are its [`Pins`]):
+/// the same answer as shakmaty's `pos.is_legal(m)`, without generating a
+/// move list. The search asks it of every table move.
+pub fn is_legal(pos: &Chess, pins: Pins, m: Move) -> bool {
     debug_assert!(!pos.is_check());
-    let (role, from, to, promotion) = match m {
+    let cx = Context::new(pos, pins);
+    let board = pos.board();
+    let us = cx.us;
+    let (role, from, capture, to, promotion) = match m {
         Move::Normal {
             role,
             from,
-            capture: None,
+            capture,
             to,
             promotion,
-        } => (role, from, to, promotion),
+        } => (role, from, capture, to, promotion),
+        Move::EnPassant { from, to } => {
+            if pos.maybe_ep_square() != Some(to) || !pos.our(Role::Pawn).contains(from) {
+                return false;
+            }
+            if !attacks::pawn_attacks(us, from).contains(to) {
+                return false;
+            }
+            let mut ep = MoveList::new();
+            cx.en_passant(&mut ep);
+            return ep.contains(&m);
+        }
         Move::Castle { king, rook } => {
             let side = if king.file() < rook.file() {
                 CastlingSide::KingSide
             } else {
                 CastlingSide::QueenSide
             };
-            return pos.castling_moves(side).contains(&m);
+            let mut castle = MoveList::new();
+            cx.castling(side, &mut castle);
+            return castle.contains(&m);
         }
-        // Captures (en passant too) are noisy; drops do not exist here.
-        _ => return false,
+        Move::Put { .. } => return false,
     };
-    let board = pos.board();
-    let us = pos.turn();
-    if !pos.our(role).contains(from) || board.occupied().contains(to) {
+    if !pos.our(role).contains(from) || board.by_color(us).contains(to) {
         return false;
     }
-    let cx = Context::new(pos, pins);
+    // The capture the move claims must be the piece on its square.
+    if board.role_at(to) != capture {
+        return false;
+    }
+    let occupied = board.occupied();
     let reaches = match role {
         Role::Pawn => {
-            let fwd = cx.forward();
-            let last = Bitboard::BACKRANKS.contains(to);
-            let promotes_right = if last {
-                matches!(promotion, Some(Role::Rook | Role::Bishop | Role::Knight))
+            let promotes_right = if Bitboard::BACKRANKS.contains(to) {
+                matches!(
+                    promotion,
+                    Some(Role::Queen | Role::Rook | Role::Bishop | Role::Knight)
+                )
             } else {
                 promotion.is_none()
             };
-            let single = from.offset(fwd) == Some(to);
-            let start = if us == Color::White {
-                Bitboard::from_rank(shakmaty::Rank::Second)
+            let reaches = if capture.is_some() {
+                attacks::pawn_attacks(us, from).contains(to)
             } else {
-                Bitboard::from_rank(shakmaty::Rank::Seventh)
+                let fwd = cx.forward();
+                let single = from.offset(fwd) == Some(to);
+                let start = if us == Color::White {
+                    Bitboard::from_rank(shakmaty::Rank::Second)
+                } else {
+                    Bitboard::from_rank(shakmaty::Rank::Seventh)
+                };
+                let double = start.contains(from)
+                    && from.offset(2 * fwd) == Some(to)
+                    && from.offset(fwd).is_some_and(|mid| !occupied.contains(mid));
+                single || double
             };
-            let double = start.contains(from)
-                && from.offset(2 * fwd) == Some(to)
-                && from
-                    .offset(fwd)
-                    .is_some_and(|mid| !board.occupied().contains(mid));
-            promotes_right && (single || double)
+            promotes_right && reaches
         }
         _ if promotion.is_some() => false,
         Role::Knight => attacks::knight_attacks(from).contains(to),
-        Role::Bishop => attacks::bishop_attacks(from, board.occupied()).contains(to),
-        Role::Rook => attacks::rook_attacks(from, board.occupied()).contains(to),
-        Role::Queen => attacks::queen_attacks(from, board.occupied()).contains(to),
+        Role::Bishop => attacks::bishop_attacks(from, occupied).contains(to),
+        Role::Rook => attacks::rook_attacks(from, occupied).contains(to),
+        Role::Queen => attacks::queen_attacks(from, occupied).contains(to),
         Role::King => {
             return attacks::king_attacks(from).contains(to)
-                && board.attacks_to(to, !us, board.occupied()).is_empty();
+                && board.attacks_to(to, !us, occupied).is_empty();
         }
     };
     reaches && cx.keeps_king_safe(from, to)

@@ -9,6 +9,7 @@
 //! Also the cheap tests the search asks of a move before playing it
 //! ([`gives_direct_check`], [`attacks_king_zone`]).
 
+use crate::chess::movegen::{self, Pins};
 use arrayvec::ArrayVec;
 use shakmaty::{
     Bitboard, CastlingSide, Chess, Color, Move, Piece, Position, Role, Square, attacks,
@@ -75,7 +76,14 @@ pub fn unpack(pos: &Chess, packed: u16) -> Option<Move> {
             }
         }
     };
-    pos.is_legal(m).then_some(m)
+    // Out of check the engine's own test, which builds no move list; in
+    // check (rare) shakmaty's.
+    let legal = if pos.is_check() {
+        pos.is_legal(m)
+    } else {
+        Pins::of(pos).is_some_and(|pins| movegen::is_legal(pos, pins, m))
+    };
+    legal.then_some(m)
 }
 
 /// The squares the piece `m` moves attacks from its new square (the board

@@ -3,14 +3,17 @@
 //!
 //! The count goes through [`GameState`], so it also exercises the
 //! incremental Zobrist key. The last ply is bulk-counted (the number of
-//! legal moves), as `shakmaty::perft` does. [`divide`] splits the root moves
+//! legal moves), as `shakmaty::perft` does. Below the root, out of check,
+//! the moves come from the engine's own generator
+//! ([`crate::chess::movegen::all_moves`]), so perft tests it too. [`divide`] splits the root moves
 //! over several threads.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use shakmaty::{Move, Position};
+use shakmaty::{Move, MoveList, Position};
 
+use crate::chess::movegen::{self, Pins};
 use crate::chess::state::GameState;
 
 /// Number of leaf nodes `depth` plies below the current position.
@@ -18,7 +21,8 @@ pub fn perft(state: &mut GameState, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
-    let moves = state.pos().legal_moves();
+    let mut moves = MoveList::new();
+    legal_moves(state, &mut moves);
     if depth == 1 {
         return moves.len() as u64;
     }
@@ -29,6 +33,21 @@ pub fn perft(state: &mut GameState, depth: u32) -> u64 {
         state.undo();
     }
     nodes
+}
+
+/// The legal moves of the current position: out of check, from the
+/// engine's generator, which needs no checkers (the game state already
+/// knows them); in check, shakmaty's evasions.
+/// (Filled in place: a move list is too big to return by value cheaply.)
+fn legal_moves(state: &GameState, moves: &mut MoveList) {
+    let pos = state.pos();
+    if !state.in_check()
+        && let Some(pins) = Pins::of(pos)
+    {
+        movegen::all_moves(pos, pins, moves);
+    } else {
+        *moves = pos.legal_moves();
+    }
 }
 
 /// Per-root-move counts (in generation order) for `depth >= 1`, computed
