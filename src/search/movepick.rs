@@ -5,12 +5,16 @@
 //! 1. the transposition-table move, verified legal without generating moves;
 //! 2. good captures and queen promotions by MVV (most valuable victim) plus
 //!    capture history, a capture that loses material by static exchange
-//!    evaluation being put aside;
-//! 3. the two killer moves and the counter-move, if legal here;
-//! 4. the remaining quiet moves by butterfly plus continuation history;
+//!    evaluation being put aside (only the noisy moves are generated here,
+//!    by [`crate::chess::movegen`]);
+//! 3. the two killer moves and the counter-move, if legal here (tested one
+//!    by one, without a move list);
+//! 4. the remaining quiet moves by butterfly plus continuation history
+//!    (generated only now);
 //! 5. the captures put aside in stage 2.
 //!
-//! In quiescence search (not in check) only stages 1 and 2 run, and losing
+//! In check every evasion is generated at once (shakmaty's generator). In
+//! quiescence search (not in check) only stages 1 and 2 run, and losing
 //! captures are dropped.
 
 use arrayvec::ArrayVec;
