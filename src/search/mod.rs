@@ -331,7 +331,16 @@ pub fn search_fixed_depth_with(
     hash_mb: usize,
     net: Option<Arc<Network>>,
 ) -> SearchResult {
-    let tt = TranspositionTable::new(hash_mb);
+    search_fixed_depth_in(state, depth, &TranspositionTable::new(hash_mb), net)
+}
+
+/// [`search_fixed_depth_with`] in a given table.
+pub fn search_fixed_depth_in(
+    state: &GameState,
+    depth: i32,
+    tt: &TranspositionTable,
+    net: Option<Arc<Network>>,
+) -> SearchResult {
     let signals = Signals::default();
     let limits = Limits {
         depth: Some(depth),
@@ -341,5 +350,5 @@ pub fn search_fixed_depth_with(
         net,
         ..SearchOptions::default()
     };
-    search(state, &limits, &options, &tt, &signals, &Silent)
+    search(state, &limits, &options, tt, &signals, &Silent)
 }
