@@ -74,6 +74,10 @@ pub struct MovePicker {
     /// are generated and kept for the later stages.
     pins: Option<Pins>,
     skip_quiets: bool,
+    /// Destination squares of the table move and refutations, already
+    /// handed out: a quiet move is compared with them only if its
+    /// destination is among these (a cheap filter before the full test).
+    handed_out_to: u64,
 }
 
 impl MovePicker {
@@ -100,6 +104,7 @@ impl MovePicker {
             quiets_ready: false,
             pins: None,
             skip_quiets: false,
+            handed_out_to: 0,
         }
     }
 
@@ -188,13 +193,21 @@ impl MovePicker {
                     }
                     let color = pos.turn();
                     self.score_quiets(color, history);
+                    self.handed_out_to = self
+                        .refutations
+                        .iter()
+                        .chain(std::iter::once(&self.tt_move))
+                        .flatten()
+                        .fold(0, |mask, m| mask | 1u64 << u32::from(m.to()));
                     self.cur = self.noisy_end;
                     self.stage = Stage::Quiets;
                 }
                 Stage::Quiets => {
                     if !self.skip_quiets && self.cur < self.moves.len() {
                         let m = self.pick(self.moves.len());
-                        if Some(m) == self.tt_move || self.refutations.contains(&Some(m)) {
+                        if self.handed_out_to & 1u64 << u32::from(m.to()) != 0
+                            && (Some(m) == self.tt_move || self.refutations.contains(&Some(m)))
+                        {
                             continue;
                         }
                         return Some(m);

@@ -8,7 +8,6 @@
 
 use std::sync::Arc;
 
-use arrayvec::ArrayVec;
 use shakmaty::{Board, Chess, Color, Move, Piece, Position, Square};
 
 use super::{HIDDEN, Network, feature, mirrors, side_index};
@@ -72,40 +71,47 @@ fn crosses_centre(d: &Delta, us: Color) -> bool {
     }
 }
 
-/// `dst = src + Σ adds − Σ subs`, in one pass the compiler vectorises.
+/// `dst = src + a − s` (a quiet move), in one pass the compiler vectorises.
 #[inline]
-fn apply(
+fn add_sub(dst: &mut [i16; HIDDEN], src: &[i16; HIDDEN], a: &[i16; HIDDEN], s: &[i16; HIDDEN]) {
+    for i in 0..HIDDEN {
+        dst[i] = src[i].wrapping_add(a[i]).wrapping_sub(s[i]);
+    }
+}
+
+/// `dst = src + a − s1 − s2` (a capture).
+#[inline]
+fn add_sub2(
     dst: &mut [i16; HIDDEN],
     src: &[i16; HIDDEN],
-    adds: &[&[i16; HIDDEN]],
-    subs: &[&[i16; HIDDEN]],
+    a: &[i16; HIDDEN],
+    s1: &[i16; HIDDEN],
+    s2: &[i16; HIDDEN],
 ) {
-    match (adds, subs) {
-        ([a], [s]) => {
-            for i in 0..HIDDEN {
-                dst[i] = src[i].wrapping_add(a[i]).wrapping_sub(s[i]);
-            }
+    for i in 0..HIDDEN {
+        dst[i] = src[i]
+            .wrapping_add(a[i])
+            .wrapping_sub(s1[i])
+            .wrapping_sub(s2[i]);
+    }
+}
+
+/// `dst = src + Σ adds − Σ subs` (castling, or anything else).
+fn apply<'a>(
+    dst: &mut [i16; HIDDEN],
+    src: &[i16; HIDDEN],
+    adds: impl Iterator<Item = &'a [i16; HIDDEN]>,
+    subs: impl Iterator<Item = &'a [i16; HIDDEN]>,
+) {
+    *dst = *src;
+    for a in adds {
+        for i in 0..HIDDEN {
+            dst[i] = dst[i].wrapping_add(a[i]);
         }
-        ([a], [s1, s2]) => {
-            for i in 0..HIDDEN {
-                dst[i] = src[i]
-                    .wrapping_add(a[i])
-                    .wrapping_sub(s1[i])
-                    .wrapping_sub(s2[i]);
-            }
-        }
-        _ => {
-            *dst = *src;
-            for a in adds {
-                for i in 0..HIDDEN {
-                    dst[i] = dst[i].wrapping_add(a[i]);
-                }
-            }
-            for s in subs {
-                for i in 0..HIDDEN {
-                    dst[i] = dst[i].wrapping_sub(s[i]);
-                }
-            }
+    }
+    for s in subs {
+        for i in 0..HIDDEN {
+            dst[i] = dst[i].wrapping_sub(s[i]);
         }
     }
 }
@@ -178,13 +184,14 @@ impl AccumulatorStack {
                 next.v[side_index(c)] = refresh_side(&self.net, &after, c);
                 continue;
             }
-            let rows = |list: &ArrayVec<(Piece, Square), 2>| -> ArrayVec<&[i16; HIDDEN], 2> {
-                list.iter()
-                    .map(|&(p, s)| &self.net.ft_weights[feature(c, p, s, mirror)])
-                    .collect()
-            };
+            let row = |&(p, s): &(Piece, Square)| &self.net.ft_weights[feature(c, p, s, mirror)];
             let i = side_index(c);
-            apply(&mut next.v[i], &parent.v[i], &rows(&d.add), &rows(&d.sub));
+            let (dst, src) = (&mut next.v[i], &parent.v[i]);
+            match (d.add.as_slice(), d.sub.as_slice()) {
+                ([a], [s]) => add_sub(dst, src, row(a), row(s)),
+                ([a], [s1, s2]) => add_sub2(dst, src, row(a), row(s1), row(s2)),
+                _ => apply(dst, src, d.add.iter().map(row), d.sub.iter().map(row)),
+            }
         }
     }
 
