@@ -4,14 +4,16 @@
 //! alone must not change it. Ends with the line `<N> nodes <M> nps`.
 //!
 //! The clock runs only while the searches do, as in Ethereal's and
-//! Stockfish's bench: each table is made and its pages touched before its
-//! search starts, so the nps measures the search, not the kernel zeroing
-//! 16 MB of fresh pages fifty times (a game makes its table once).
+//! Stockfish's bench: each table is made and its pages touched, and the
+//! history tables emptied, before its search starts, so the nps measures
+//! the search, not the kernel zeroing fresh pages fifty times (a game makes
+//! its tables once).
 
 use std::time::{Duration, Instant};
 
 use crate::chess::fen::parse_fen;
 use crate::chess::state::GameState;
+use crate::search::history::History;
 use crate::search::search_fixed_depth_in;
 use crate::search::tt::TranspositionTable;
 
@@ -103,6 +105,7 @@ pub fn run_with(
 ) -> BenchResult {
     let mut elapsed = Duration::ZERO;
     let mut nodes = 0;
+    let mut history = History::default();
     for (i, fen) in POSITIONS.iter().enumerate() {
         let Ok(pos) = parse_fen(fen, false) else {
             continue;
@@ -110,8 +113,9 @@ pub fn run_with(
         let state = GameState::new(pos);
         let tt = TranspositionTable::new(HASH_MB);
         tt.touch();
+        history.clear();
         let start = Instant::now();
-        let r = search_fixed_depth_in(&state, depth, &tt, net.clone());
+        let r = search_fixed_depth_in(&state, depth, &tt, &mut history, net.clone());
         elapsed += start.elapsed();
         nodes += r.nodes;
         progress(i, r.nodes);

@@ -79,6 +79,14 @@ fn blend(entry: &mut i32, diff: i32, weight: i32) {
 }
 
 impl CorrectionHistory {
+    /// Empties the tables in place.
+    pub fn clear(&mut self) {
+        self.pawn.fill(0);
+        for t in &mut self.non_pawn {
+            t.fill(0);
+        }
+    }
+
     /// The correction to add to the static evaluation of `board` with `turn` to move.
     #[inline]
     pub fn correction(&self, board: &Board, turn: Color) -> i32 {

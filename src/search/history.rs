@@ -91,9 +91,15 @@ pub fn bonus(depth: i32) -> i32 {
 }
 
 impl History {
-    /// Empties every table (for `ucinewgame`).
+    /// Empties every table (for `ucinewgame`, and `bench` between
+    /// positions), in place: the memory stays mapped and touched.
     pub fn clear(&mut self) {
-        *self = History::default();
+        self.butterfly.as_flattened_mut().as_flattened_mut().fill(0);
+        self.continuation.fill(0);
+        self.capture.fill(0);
+        self.killers.fill([None; 2]);
+        self.counters.as_flattened_mut().fill(None);
+        self.correction.clear();
     }
 
     /// Starts a search: killers belong to plies of the last search and are

@@ -172,6 +172,21 @@ pub fn search(
     signals: &Signals,
     reporter: &dyn Reporter,
 ) -> SearchResult {
+    let mut history = History::default();
+    search_from(state, limits, options, tt, signals, reporter, &mut history)
+}
+
+/// [`search`] with the main thread's history tables given (as they are:
+/// `bench` clears them before its clock starts).
+fn search_from(
+    state: &GameState,
+    limits: &Limits,
+    options: &SearchOptions,
+    tt: &TranspositionTable,
+    signals: &Signals,
+    reporter: &dyn Reporter,
+    history: &mut History,
+) -> SearchResult {
     let start = match prepare(state, limits, options, tt, signals, reporter) {
         Ok(start) => start,
         Err(result) => return result,
@@ -198,7 +213,7 @@ pub fn search(
                     run_helper(shared, start, i, &mut History::default())
                 });
         }
-        run_main(&shared, &start, &mut History::default(), reporter)
+        run_main(&shared, &start, history, reporter)
     });
     let result = choose_result(result, &shared, &start, reporter);
     SearchResult {
@@ -331,14 +346,23 @@ pub fn search_fixed_depth_with(
     hash_mb: usize,
     net: Option<Arc<Network>>,
 ) -> SearchResult {
-    search_fixed_depth_in(state, depth, &TranspositionTable::new(hash_mb), net)
+    let mut history = History::default();
+    search_fixed_depth_in(
+        state,
+        depth,
+        &TranspositionTable::new(hash_mb),
+        &mut history,
+        net,
+    )
 }
 
-/// [`search_fixed_depth_with`] in a given table.
+/// [`search_fixed_depth_with`] in a given table, with given (empty)
+/// history tables.
 pub fn search_fixed_depth_in(
     state: &GameState,
     depth: i32,
     tt: &TranspositionTable,
+    history: &mut History,
     net: Option<Arc<Network>>,
 ) -> SearchResult {
     let signals = Signals::default();
@@ -350,5 +374,5 @@ pub fn search_fixed_depth_in(
         net,
         ..SearchOptions::default()
     };
-    search(state, &limits, &options, tt, &signals, &Silent)
+    search_from(state, &limits, &options, tt, &signals, &Silent, history)
 }
