@@ -2,6 +2,9 @@
 //! scores and results are those of the games played, text and binary agree,
 //! and the same seed writes the same bytes whatever the thread count.
 
+mod common;
+
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use ferrum::search::tt::TranspositionTable;
@@ -23,6 +26,7 @@ fn config(dir: &std::path::Path, name: &str, threads: usize) -> Config {
         out: dir.join(format!("{name}.bin")),
         text: Some(dir.join(format!("{name}.txt"))),
         net: ferrum::eval::nnue::default_net(),
+        syzygy: None,
     }
 }
 
@@ -148,5 +152,45 @@ fn positions_limit_stops_the_run() {
     assert!(s.positions >= 200);
     let n = read_records(&cfg.out).unwrap().len() as u64;
     assert_eq!(n, s.positions);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn games_that_reach_the_tablebases_end_with_their_result() {
+    let Some(kqvk) = common::suite(
+        "games_that_reach_the_tablebases_end_with_their_result",
+        "syzygy/KQvK.rtbw",
+    ) else {
+        return;
+    };
+    let dir = temp_dir("syzygy");
+    let tables = ferrum::search::syzygy::Tablebases::load_dir(kqvk.parent().unwrap()).unwrap();
+    let mut cfg = config(&dir, "tb", 1);
+    cfg.syzygy = Some(ferrum::search::syzygy::TbConfig::new(Arc::new(tables)));
+    // Drawn rook-pawn endings, fifty-move counter not at zero: the game
+    // goes on until a pawn move, and then the tables end it.
+    cfg.book = vec![
+        "8/8/8/8/8/2k5/P7/K7 w - - 5 1".to_string(),
+        "k7/p7/8/2K5/8/8/8/8 b - - 3 1".to_string(),
+    ];
+    cfg.random_plies = 0;
+    cfg.games = Some(4);
+    let stop = AtomicBool::new(false);
+    let tt = TranspositionTable::new(2);
+    for i in 0..4 {
+        let game = play_game(&cfg, i, &tt, &stop).unwrap();
+        assert!(game.tb_adjudicated, "game {i}");
+        assert_eq!(game.result, 0.5, "game {i}");
+    }
+    let summary = datagen::run(&cfg, &stop, &|_| {}).unwrap();
+    assert_eq!(
+        (summary.games, summary.tb_adjudicated, summary.draws),
+        (4, 4, 4)
+    );
+    assert!(
+        summary.line().contains("tablebase-ended 4"),
+        "{}",
+        summary.line()
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -168,6 +168,7 @@ fn small_suite_at_fixed_nodes_scores_exactly() {
         threads: 1,
         default_mate: None,
         params: ferrum::search::params::Params::default(),
+        syzygy: None,
     };
     let tt = TranspositionTable::new(16);
     let results: Vec<_> = suite
@@ -219,6 +220,7 @@ fn plain_mate_files_solve_with_a_default_mate_length() {
         threads: 1,
         default_mate: Some(1),
         params: ferrum::search::params::Params::default(),
+        syzygy: None,
     };
     let tt = TranspositionTable::new(16);
     for rec in &suite.records {

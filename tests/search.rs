@@ -202,6 +202,7 @@ fn win_at_chess_fixed_nodes() {
                 &limits,
                 1,
                 &ferrum::search::params::Params::default(),
+                None,
                 &tt,
             )
             .solved

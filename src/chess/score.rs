@@ -7,6 +7,12 @@ pub const MAX_PLY: i32 = 128;
 pub const MATE: i32 = 31_000;
 /// Scores at or beyond this magnitude are mates.
 pub const MATE_BOUND: i32 = MATE - 2 * MAX_PLY;
+/// A tablebase win `ply` plies from the root scores `TB_WIN - ply`: a band
+/// of its own just below the mate scores, so a won ending found in the
+/// tables is never shown (or taken) as a mate.
+pub const TB_WIN: i32 = MATE_BOUND - 1;
+/// Scores at or beyond this magnitude are tablebase wins or mates.
+pub const TB_BOUND: i32 = TB_WIN - MAX_PLY;
 /// Larger than any real score.
 pub const INFINITE: i32 = 32_000;
 /// "No value" (for example a static eval not computed while in check).

@@ -49,11 +49,16 @@ pub(super) fn run(args: &AnalyseArgs) -> ExitCode {
     {
         return fail(format!("{}: {e}", dir.display()));
     }
+    let syzygy = match args.search.syzygy() {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
     let settings = Settings {
         limits: args.search.limits(),
         threads: args.search.threads as usize,
         hash_mb: args.hash as usize,
         net: crate::eval::nnue::default_net(),
+        syzygy,
     };
     let total: usize = games
         .iter()

@@ -15,6 +15,10 @@ pub(super) struct BenchArgs {
     /// Search with the hand-crafted evaluation instead of the network.
     #[arg(long)]
     pub(super) classical: bool,
+    /// Probe these Syzygy tablebases (folders separated by ':', ';' on
+    /// Windows); the signature is the one without them.
+    #[arg(long, value_name = "DIRS")]
+    pub(super) syzygy: Option<String>,
 }
 
 /// `ferrum bench`: each position's node count on stderr, then
@@ -25,9 +29,19 @@ pub(super) fn run(args: &BenchArgs) -> ExitCode {
     } else {
         crate::eval::nnue::default_net()
     };
-    let r = bench::run_with(args.depth, net, &|i, n| {
+    let syzygy = match super::load_syzygy(args.syzygy.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("ferrum bench: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let r = bench::run_with(args.depth, net, syzygy, &|i, n| {
         eprintln!("position {:2}/{}: {n} nodes", i + 1, bench::POSITIONS.len());
     });
+    if r.tbhits > 0 {
+        eprintln!("{} tablebase hits", r.tbhits);
+    }
     println!("{} nodes {} nps", r.nodes, r.nps());
     ExitCode::SUCCESS
 }

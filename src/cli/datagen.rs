@@ -49,6 +49,11 @@ pub(super) struct DatagenArgs {
     /// Transposition table per game thread, in MB (cleared for each game).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=4096))]
     hash: u64,
+    /// Syzygy tablebases (folders separated by ':', ';' on Windows): the
+    /// search probes them, and a game ends with the tables' result once it
+    /// reaches a position in them.
+    #[arg(long, value_name = "DIRS")]
+    syzygy: Option<String>,
 }
 
 /// `ferrum datagen`: exit code 0 when the run ended by a limit or Ctrl-C
@@ -95,6 +100,13 @@ pub(super) fn run(args: &DatagenArgs) -> ExitCode {
     } else {
         crate::eval::nnue::default_net()
     };
+    let syzygy = match super::load_syzygy(args.syzygy.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("ferrum datagen: {e}");
+            return ExitCode::from(1);
+        }
+    };
     let config = datagen::Config {
         threads: args.threads as usize,
         nodes: args.nodes,
@@ -107,6 +119,7 @@ pub(super) fn run(args: &DatagenArgs) -> ExitCode {
         out: args.out.clone(),
         text: args.text.clone(),
         net,
+        syzygy,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let handler_stop = Arc::clone(&stop);

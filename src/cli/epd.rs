@@ -82,11 +82,19 @@ pub(super) fn run(args: &EpdArgs) -> ExitCode {
         // Checked when the arguments were parsed.
         let _ = params.set(name, *value);
     }
+    let syzygy = match args.search.syzygy() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("ferrum epd: {e}");
+            return ExitCode::from(1);
+        }
+    };
     let config = SuiteConfig {
         limits: args.search.limits(),
         threads: args.search.threads as usize,
         default_mate: args.dm,
         params,
+        syzygy,
     };
     let text = !args.json && !args.csv;
     let total: usize = suites.iter().map(|s| s.records.len()).sum();

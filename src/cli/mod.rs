@@ -13,6 +13,7 @@ mod datagen;
 mod epd;
 mod eval;
 mod perft;
+mod syzygy;
 mod train;
 mod tune;
 mod wdl;
@@ -24,6 +25,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::search::Limits;
+use crate::search::syzygy::{Tablebases, TbConfig};
 use crate::uci;
 
 #[derive(Parser)]
@@ -64,6 +66,9 @@ enum Command {
     },
     /// Print the evaluation of a position term by term, and the network's.
     Eval(eval::EvalArgs),
+    /// Probe Syzygy tablebases: win/draw/loss, distance to zeroing and the moves that keep the
+    /// best outcome, for FENs given or read from stdin.
+    Syzygy(syzygy::SyzygyArgs),
     /// Print the search parameters in OpenBench's SPSA input format (name, int, default, min,
     /// max, c_end, r_end). The engine offers them as UCI options when built with `--features
     /// tune` or run with FERRUM_TUNE=1.
@@ -85,6 +90,9 @@ pub(super) struct PositionSearchArgs {
     /// Search threads.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub(super) threads: u16,
+    /// Syzygy tablebases: folders of .rtbw/.rtbz files, separated by ':' (';' on Windows).
+    #[arg(long, value_name = "DIRS")]
+    pub(super) syzygy: Option<String>,
 }
 
 impl PositionSearchArgs {
@@ -99,6 +107,28 @@ impl PositionSearchArgs {
             ..Limits::default()
         }
     }
+
+    /// The tablebases `--syzygy` names, with the engine's default probing.
+    pub(super) fn syzygy(&self) -> Result<Option<TbConfig>, String> {
+        load_syzygy(self.syzygy.as_deref())
+    }
+}
+
+/// Loads the tables of a `--syzygy` argument (files that cannot be used are
+/// reported on stderr and left out); an error when nothing loads.
+pub(super) fn load_syzygy(dirs: Option<&str>) -> Result<Option<TbConfig>, String> {
+    let Some(dirs) = dirs else {
+        return Ok(None);
+    };
+    let (tables, problems) = Tablebases::load(dirs).map_err(|e| format!("--syzygy: {e}"))?;
+    for p in problems {
+        eprintln!("--syzygy: left out {p}");
+    }
+    if tables.is_empty() {
+        return Err(format!("--syzygy: no tablebases found in {dirs}"));
+    }
+    eprintln!("Found {}", tables.summary());
+    Ok(Some(TbConfig::new(std::sync::Arc::new(tables))))
 }
 
 /// Runs the command line; the process exit code.
@@ -112,6 +142,7 @@ pub fn main() -> ExitCode {
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Perft(args)) => perft::run(&args),
         Some(Command::Epd(args)) => epd::run(&args),
+        Some(Command::Syzygy(args)) => syzygy::run(&args),
         Some(Command::Datagen(args)) => datagen::run(&args),
         Some(Command::Tune(args)) => tune::run(&args),
         Some(Command::Train(args)) => train::run(&args),

@@ -15,6 +15,7 @@ use crate::chess::fen::parse_fen;
 use crate::chess::state::GameState;
 use crate::search::history::History;
 use crate::search::search_fixed_depth_in;
+use crate::search::syzygy::TbConfig;
 use crate::search::tt::TranspositionTable;
 
 /// Depth `bench` searches when none is given.
@@ -81,6 +82,7 @@ pub const POSITIONS: [&str; 50] = [
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BenchResult {
     pub nodes: u64,
+    pub tbhits: u64,
     pub elapsed: Duration,
 }
 
@@ -94,17 +96,20 @@ impl BenchResult {
 /// Searches every bench position to `depth`; `progress` is called after
 /// each with its index and node count.
 pub fn run(depth: i32, progress: &dyn Fn(usize, u64)) -> BenchResult {
-    run_with(depth, crate::eval::nnue::default_net(), progress)
+    run_with(depth, crate::eval::nnue::default_net(), None, progress)
 }
 
-/// [`run`] with the given network (`None`: the hand-crafted evaluation).
+/// [`run`] with the given network (`None`: the hand-crafted evaluation)
+/// and tablebases.
 pub fn run_with(
     depth: i32,
     net: Option<std::sync::Arc<crate::eval::nnue::Network>>,
+    syzygy: Option<TbConfig>,
     progress: &dyn Fn(usize, u64),
 ) -> BenchResult {
     let mut elapsed = Duration::ZERO;
     let mut nodes = 0;
+    let mut tbhits = 0;
     let mut history = History::default();
     for (i, fen) in POSITIONS.iter().enumerate() {
         let Ok(pos) = parse_fen(fen, false) else {
@@ -115,10 +120,22 @@ pub fn run_with(
         tt.touch();
         history.clear();
         let start = Instant::now();
-        let r = search_fixed_depth_in(&state, depth, &tt, &mut history, net.clone());
+        let r = search_fixed_depth_in(
+            &state,
+            depth,
+            &tt,
+            &mut history,
+            net.clone(),
+            syzygy.clone(),
+        );
         elapsed += start.elapsed();
         nodes += r.nodes;
+        tbhits += r.tbhits;
         progress(i, r.nodes);
     }
-    BenchResult { nodes, elapsed }
+    BenchResult {
+        nodes,
+        tbhits,
+        elapsed,
+    }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use shakmaty::{Move, Position};
 
 use crate::chess::score::{INFINITE, MATE, MATE_BOUND, NONE, is_mate};
+use crate::search::smp::shown_score;
 use crate::search::tt::Bound;
 use crate::search::worker::Worker;
 use crate::search::{Info, MAX_DEPTH, Reporter, SearchResult};
@@ -230,11 +231,12 @@ pub(super) fn report_bound(
         depth,
         seldepth: w.seldepth,
         multipv,
-        score: v,
+        score: shown_score(v, w.tb_score),
         bound: Some(bound),
         nodes,
         nps: nodes * 1000 / ms.max(1),
         hashfull: w.shared.tt.hashfull(),
+        tbhits: w.shared.tbhits.load(Ordering::Relaxed),
         time_ms: ms,
         pv: &pv,
         material: crate::eval::wdl::material(w.state.pos().board()),
@@ -245,17 +247,19 @@ pub(super) fn report_lines(w: &Worker, lines: &[RootLine], depth: i32, reporter:
     let nodes = w.total_nodes();
     let ms = w.elapsed().as_millis() as u64;
     let hashfull = w.shared.tt.hashfull();
+    let tbhits = w.shared.tbhits.load(Ordering::Relaxed);
     let material = crate::eval::wdl::material(w.state.pos().board());
     for (i, l) in lines.iter().enumerate() {
         reporter.info(&Info {
             depth,
             seldepth: l.seldepth.max(1),
             multipv: i + 1,
-            score: l.score,
+            score: shown_score(l.score, w.tb_score),
             bound: None,
             nodes,
             nps: nodes * 1000 / ms.max(1),
             hashfull,
+            tbhits,
             time_ms: ms,
             pv: &l.pv,
             material,

@@ -11,7 +11,8 @@
 //! [`smp`] (helpers and the threads' vote) over the pool of [`threads`],
 //! [`movepick`] with [`history`], [`correction`] (static-evaluation
 //! correction), [`tt`], [`time`], [`params`] (every tunable number),
-//! [`skill`] (weakened play) and [`bench`] (the search's signature).
+//! [`skill`] (weakened play), [`syzygy`] (endgame tablebases) and
+//! [`bench`] (the search's signature).
 //!
 //! Uses: [`crate::eval`] and [`crate::chess`]; never the protocol or a
 //! tool.
@@ -26,6 +27,7 @@ pub mod params;
 pub mod qsearch;
 pub mod skill;
 pub mod smp;
+pub mod syzygy;
 pub mod threads;
 pub mod time;
 pub mod tt;
@@ -47,6 +49,7 @@ use crate::search::params::Params;
 use crate::search::smp::{
     Owned, Shared, Start, choose_result, run_helper, run_main, wait_while_pondering,
 };
+use crate::search::syzygy::TbConfig;
 use crate::search::threads::ThreadPool;
 use crate::search::time::{Clock, TimeBudget};
 use crate::search::tt::{Bound, TranspositionTable};
@@ -82,6 +85,9 @@ pub struct SearchOptions {
     pub net: Option<Arc<Network>>,
     /// Margins, depths and divisors of the search.
     pub params: Params,
+    /// Endgame tablebases and how to probe them (`SyzygyPath` and its
+    /// options); `None`: none.
+    pub syzygy: Option<TbConfig>,
 }
 
 impl Default for SearchOptions {
@@ -92,6 +98,7 @@ impl Default for SearchOptions {
             move_overhead: 10,
             net: default_net(),
             params: Params::default(),
+            syzygy: None,
         }
     }
 }
@@ -118,6 +125,8 @@ pub struct Info<'a> {
     pub nodes: u64,
     pub nps: u64,
     pub hashfull: u32,
+    /// Positions the tablebases answered (`tbhits`).
+    pub tbhits: u64,
     pub time_ms: u64,
     pub pv: &'a [Move],
     /// Material at the root, for the win/draw/loss model ([`crate::eval::wdl`]).
@@ -150,6 +159,8 @@ pub struct SearchResult {
     pub depth: i32,
     pub seldepth: i32,
     pub nodes: u64,
+    /// Positions the tablebases answered.
+    pub tbhits: u64,
     pub pv: Vec<Move>,
     pub elapsed: Duration,
     /// Each MultiPV line's first move and score, best first (for
@@ -192,12 +203,15 @@ fn search_from(
         Err(result) => return result,
     };
     let nodes = AtomicU64::new(0);
+    let tbhits = AtomicU64::new(start.root_tbhits);
     let halt = AtomicBool::new(false);
     let helper_results = Mutex::new(Vec::new());
     let shared = Shared {
         tt,
         signals,
         nodes: &nodes,
+        tbhits: &tbhits,
+        syzygy: start.probing.then(|| options.syzygy.clone()).flatten(),
         halt: &halt,
         limits,
         net: options.net.clone(),
@@ -218,6 +232,7 @@ fn search_from(
     let result = choose_result(result, &shared, &start, reporter);
     SearchResult {
         nodes: nodes.load(Ordering::Relaxed),
+        tbhits: tbhits.load(Ordering::Relaxed),
         elapsed: start.start.elapsed(),
         ..result
     }
@@ -246,6 +261,8 @@ pub fn search_with_pool(
         tt: Arc::clone(tt),
         signals: Arc::clone(signals),
         nodes: AtomicU64::new(0),
+        tbhits: AtomicU64::new(start.root_tbhits),
+        syzygy: start.probing.then(|| options.syzygy.clone()).flatten(),
         halt: AtomicBool::new(false),
         limits: limits.clone(),
         net: options.net.clone(),
@@ -266,6 +283,7 @@ pub fn search_with_pool(
     let result = choose_result(result, &owned.shared(), &owned.start, reporter);
     SearchResult {
         nodes: owned.nodes.load(Ordering::Relaxed),
+        tbhits: owned.tbhits.load(Ordering::Relaxed),
         elapsed: owned.start.start.elapsed(),
         ..result
     }
@@ -305,6 +323,7 @@ fn prepare(
             nodes: 0,
             nps: 0,
             hashfull: tt.hashfull(),
+            tbhits: 0,
             time_ms: 0,
             pv: &[],
             material: crate::eval::wdl::material(state.pos().board()),
@@ -322,6 +341,23 @@ fn prepare(
             .clock
             .map(|c| TimeBudget::from_clock(c, options.move_overhead))
     };
+    // A root position in the tablebases: only the moves that keep its
+    // outcome are searched (ranked by DTZ, converting within the fifty-move
+    // rule), and the tables' verdict is the score shown until a mate is
+    // found. Probing goes on in the search only when DTZ could not rank
+    // the moves, as in Stockfish.
+    let mut tb_score = None;
+    let mut probing = options.syzygy.is_some();
+    let mut root_tbhits = 0;
+    if let Some(tb) = &options.syzygy
+        && tb.tables.covers(state.pos(), tb.cardinality())
+        && let Some(r) = tb.tables.rank_root(state.pos(), &root_moves, tb.rule50)
+    {
+        root_tbhits = root_moves.len() as u64;
+        root_moves = r.moves;
+        tb_score = Some(r.score);
+        probing = !r.by_dtz;
+    }
     let multipv = options.multipv.clamp(1, root_moves.len());
     Ok(Start {
         state: state.clone(),
@@ -329,6 +365,9 @@ fn prepare(
         budget,
         start,
         multipv,
+        tb_score,
+        probing,
+        root_tbhits,
     })
 }
 
@@ -353,6 +392,7 @@ pub fn search_fixed_depth_with(
         &TranspositionTable::new(hash_mb),
         &mut history,
         net,
+        None,
     )
 }
 
@@ -364,6 +404,7 @@ pub fn search_fixed_depth_in(
     tt: &TranspositionTable,
     history: &mut History,
     net: Option<Arc<Network>>,
+    syzygy: Option<TbConfig>,
 ) -> SearchResult {
     let signals = Signals::default();
     let limits = Limits {
@@ -372,6 +413,7 @@ pub fn search_fixed_depth_in(
     };
     let options = SearchOptions {
         net,
+        syzygy,
         ..SearchOptions::default()
     };
     search_from(state, &limits, &options, tt, &signals, &Silent, history)

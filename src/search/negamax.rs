@@ -8,11 +8,16 @@ use arrayvec::ArrayVec;
 use shakmaty::{Move, Position};
 
 use crate::chess::moves;
-use crate::chess::score::{INFINITE, MATE_BOUND, MAX_PLY, NONE, is_mate, mate_in, mated_in};
+use std::sync::atomic::Ordering;
+
+use crate::chess::score::{
+    INFINITE, MATE_BOUND, MAX_PLY, NONE, TB_BOUND, is_mate, mate_in, mated_in,
+};
 use crate::chess::see::see_ge;
 use crate::search::history::{PieceTo, bonus};
 use crate::search::iterate::RootLine;
 use crate::search::movepick::{MovePicker, is_noisy};
+use crate::search::syzygy::wdl_value;
 use crate::search::tt::{Bound, value_from_tt, value_to_tt};
 use crate::search::worker::Worker;
 
@@ -72,6 +77,44 @@ impl Worker<'_> {
             && let Some(v) = e.cutoff(depth, alpha, beta, ply)
         {
             return v;
+        }
+
+        // Step 4b. Tablebases: a position just after a capture or pawn move
+        // with few enough pieces is scored by the tables' win, draw or
+        // loss, stored with the bound it proves.
+        if !root
+            && excluded.is_none()
+            && let Some(tb) = &self.shared.syzygy
+            && depth >= tb.probe_depth
+            && self.state.pos().halfmoves() == 0
+            && tb.tables.covers(self.state.pos(), tb.cardinality())
+            && let Some(wdl) = tb.tables.probe_wdl(self.state.pos())
+        {
+            self.shared.tbhits.fetch_add(1, Ordering::Relaxed);
+            let v = wdl_value(wdl, tb.rule50, ply);
+            let bound = if v >= TB_BOUND {
+                Bound::Lower
+            } else if v <= -TB_BOUND {
+                Bound::Upper
+            } else {
+                Bound::Exact
+            };
+            let cuts = match bound {
+                Bound::Exact => true,
+                Bound::Lower => v >= beta,
+                Bound::Upper => v <= alpha,
+            };
+            if cuts {
+                self.shared.tt.store(
+                    key,
+                    0,
+                    value_to_tt(v, ply),
+                    NONE,
+                    (depth + 6).min(MAX_PLY - 1),
+                    bound,
+                );
+                return v;
+            }
         }
 
         // Step 5. Static evaluation (as the table has it, when it does),
@@ -137,7 +180,7 @@ impl Worker<'_> {
                         return 0;
                     }
                     if v >= beta {
-                        return if v >= MATE_BOUND { beta } else { v };
+                        return if v >= TB_BOUND { beta } else { v };
                     }
                 }
             }

@@ -15,6 +15,7 @@ use crate::eval::nnue::Network;
 use crate::search::history::History;
 use crate::search::iterate::iterate;
 use crate::search::params::Params;
+use crate::search::syzygy::TbConfig;
 use crate::search::time::TimeBudget;
 use crate::search::tt::TranspositionTable;
 use crate::search::worker::Worker;
@@ -25,6 +26,11 @@ pub(super) struct Shared<'a> {
     pub(super) tt: &'a TranspositionTable,
     pub(super) signals: &'a Signals,
     pub(super) nodes: &'a AtomicU64,
+    /// Positions the tablebases answered, root moves included.
+    pub(super) tbhits: &'a AtomicU64,
+    /// The tablebases to probe in the search (`None` also when the root's
+    /// DTZ ranking made probing in the tree needless).
+    pub(super) syzygy: Option<TbConfig>,
     /// Raised by the main thread when the search is over (its limits, or
     /// the end of its last iteration): every thread stops. Unlike
     /// `signals.stop` it is the search's own, so a limit reached while
@@ -45,6 +51,13 @@ pub(super) struct Start {
     pub(super) budget: Option<TimeBudget>,
     pub(super) start: Instant,
     pub(super) multipv: usize,
+    /// The tablebases' score of the root, shown instead of the search's
+    /// until it finds a mate.
+    pub(super) tb_score: Option<i32>,
+    /// Whether the search probes the tablebases.
+    pub(super) probing: bool,
+    /// Root moves probed to rank them.
+    pub(super) root_tbhits: u64,
 }
 
 /// What the helper threads of a pool search hold: the search's shared
@@ -53,6 +66,8 @@ pub(super) struct Owned {
     pub(super) tt: Arc<TranspositionTable>,
     pub(super) signals: Arc<Signals>,
     pub(super) nodes: AtomicU64,
+    pub(super) tbhits: AtomicU64,
+    pub(super) syzygy: Option<TbConfig>,
     pub(super) halt: AtomicBool,
     pub(super) limits: Limits,
     pub(super) net: Option<Arc<Network>>,
@@ -67,6 +82,8 @@ impl Owned {
             tt: &self.tt,
             signals: &self.signals,
             nodes: &self.nodes,
+            tbhits: &self.tbhits,
+            syzygy: self.syzygy.clone(),
             halt: &self.halt,
             limits: &self.limits,
             net: self.net.clone(),
@@ -115,11 +132,12 @@ pub(super) fn choose_result(
             depth: chosen.depth,
             seldepth: chosen.seldepth,
             multipv: 1,
-            score: chosen.score,
+            score: shown_score(chosen.score, start.tb_score),
             bound: None,
             nodes,
             nps: nodes * 1000 / ms.max(1),
             hashfull: shared.tt.hashfull(),
+            tbhits: shared.tbhits.load(Ordering::Relaxed),
             time_ms: ms,
             pv: &chosen.pv,
             material: crate::eval::wdl::material(start.state.pos().board()),
@@ -195,5 +213,14 @@ pub(super) fn wait_while_pondering(limits: &Limits, signals: &Signals) {
         && !signals.stop.load(Ordering::Relaxed)
     {
         std::thread::sleep(Duration::from_micros(500));
+    }
+}
+
+/// The score to show for a search score `v`: the tablebases' verdict on
+/// the root when there is one, unless the search found a mate.
+pub(super) fn shown_score(v: i32, tb_score: Option<i32>) -> i32 {
+    match tb_score {
+        Some(tb) if !is_mate(v) => tb,
+        _ => v,
     }
 }

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 
 use memmap2::MmapMut;
 
-use crate::chess::score::{MATE_BOUND, NONE};
+use crate::chess::score::{NONE, TB_BOUND};
 
 /// Kind of bound a stored value is, as negamax with a table defines it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -327,14 +327,14 @@ impl TranspositionTable {
 }
 
 /// Converts a root-relative value to a node-relative one for storage: mate
-/// scores count plies from this node.
+/// and tablebase scores count plies from this node.
 #[inline]
 pub fn value_to_tt(v: i32, ply: i32) -> i32 {
     if v == NONE {
         v
-    } else if v >= MATE_BOUND {
+    } else if v >= TB_BOUND {
         v + ply
-    } else if v <= -MATE_BOUND {
+    } else if v <= -TB_BOUND {
         v - ply
     } else {
         v
@@ -346,9 +346,9 @@ pub fn value_to_tt(v: i32, ply: i32) -> i32 {
 pub fn value_from_tt(v: i32, ply: i32) -> i32 {
     if v == NONE {
         v
-    } else if v >= MATE_BOUND {
+    } else if v >= TB_BOUND {
         v - ply
-    } else if v <= -MATE_BOUND {
+    } else if v <= -TB_BOUND {
         v + ply
     } else {
         v

@@ -64,6 +64,8 @@ pub(super) struct Worker<'a> {
     pub(super) lmr: Box<[[i32; 64]; 64]>,
     /// The search's parameters (a copy, read at every node).
     pub(super) p: Params,
+    /// The tablebases' score of the root, if it is in them.
+    pub(super) tb_score: Option<i32>,
 }
 
 impl<'a> Worker<'a> {
@@ -118,6 +120,7 @@ impl<'a> Worker<'a> {
             root_best: None,
             lmr,
             p,
+            tb_score: start.tb_score,
         }
     }
 

@@ -20,6 +20,7 @@ use shakmaty::{Color, Move, Position};
 use crate::chess::score::{MATE, is_mate};
 use crate::chess::state::GameState;
 use crate::eval::nnue::Network;
+use crate::search::syzygy::TbConfig;
 use crate::search::tt::TranspositionTable;
 use crate::search::{Limits, SearchOptions, Signals, Silent, search};
 use crate::tools::pgn::{Game, Line, Node};
@@ -31,6 +32,8 @@ pub struct Settings {
     pub threads: usize,
     pub hash_mb: usize,
     pub net: Option<Arc<Network>>,
+    /// Tablebases to search with.
+    pub syzygy: Option<TbConfig>,
 }
 
 /// A position's evaluation from White's side.
@@ -231,6 +234,7 @@ pub fn analyse_game(
         move_overhead: 0,
         net: settings.net.clone(),
         params: crate::search::params::Params::default(),
+        syzygy: settings.syzygy.clone(),
     };
     // Each position is searched with the game's history, so repetitions count.
     let mut state = GameState::new(game.start.clone());

@@ -15,6 +15,9 @@
 //! finished game is written and flushed whole: a stopped run keeps all it
 //! wrote, and a later run with another seed appends to it.
 
+use shakmaty_syzygy::Wdl;
+
+use crate::search::syzygy::TbConfig;
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Read, Write};
@@ -75,6 +78,9 @@ pub struct Config {
     pub text: Option<PathBuf>,
     /// The network the games are played with; `None`: hand-crafted evaluation.
     pub net: Option<std::sync::Arc<crate::eval::nnue::Network>>,
+    /// Tablebases: searched with, and a game that reaches them ends with
+    /// their result (cleaner labels than a search's adjudication).
+    pub syzygy: Option<TbConfig>,
 }
 
 /// Totals of a run.
@@ -86,6 +92,8 @@ pub struct Summary {
     pub white_wins: u64,
     pub draws: u64,
     pub black_wins: u64,
+    /// Games ended by the tablebases' verdict.
+    pub tb_adjudicated: u64,
     pub elapsed: Duration,
 }
 
@@ -97,8 +105,13 @@ impl Summary {
 
     /// The progress line: games, positions, positions/s, W/D/L.
     pub fn line(&self) -> String {
+        let tb = if self.tb_adjudicated > 0 {
+            format!("  tablebase-ended {}", self.tb_adjudicated)
+        } else {
+            String::new()
+        };
         format!(
-            "games {}  positions {}  {:.0} pos/s  W/D/L {}/{}/{}  ({:.0} s)",
+            "games {}  positions {}  {:.0} pos/s  W/D/L {}/{}/{}{tb}  ({:.0} s)",
             self.games,
             self.positions,
             self.rate(),
@@ -123,6 +136,8 @@ pub struct Sample {
 pub struct Game {
     pub samples: Vec<Sample>,
     pub result: f32,
+    /// The game ended in the tablebases, with their result.
+    pub tb_adjudicated: bool,
 }
 
 /// The random generator of game `index`: a function of the seed and the
@@ -179,6 +194,7 @@ pub fn play_game(
         move_overhead: 0,
         net: config.net.clone(),
         params: crate::search::params::Params::default(),
+        syzygy: config.syzygy.clone(),
     };
     let signals = Signals::default();
     let think = |state: &GameState| search(state, &limits, &options, tt, &signals, &Silent);
@@ -197,6 +213,7 @@ pub fn play_game(
     let mut samples = Vec::new();
     let (mut win_run, mut loss_run, mut draw_run) = (0u32, 0u32, 0u32);
     let mut ply = 0u32;
+    let mut tb_adjudicated = false;
     let result = loop {
         if stop.load(Ordering::Relaxed) {
             return None;
@@ -208,6 +225,21 @@ pub fn play_game(
         }
         if pos.is_stalemate() || state.is_draw(state.history_len()) || ply >= MAX_PLIES {
             break 0.5;
+        }
+        // In the tablebases (just after a capture or pawn move): their
+        // result under the fifty-move rule ends the game.
+        if let Some(tb) = &config.syzygy
+            && pos.halfmoves() == 0
+            && tb.tables.covers(&pos, tb.cardinality())
+            && let Some(wdl) = tb.tables.probe_wdl(&pos)
+        {
+            tb_adjudicated = true;
+            let stm = match wdl {
+                Wdl::Win => 1.0,
+                Wdl::Loss => 0.0,
+                _ => 0.5,
+            };
+            break if white { stm } else { 1.0 - stm };
         }
         let r = think(&state);
         let Some(best) = r.best else {
@@ -249,7 +281,11 @@ pub fn play_game(
         state.commit();
         ply += 1;
     };
-    Some(Game { samples, result })
+    Some(Game {
+        samples,
+        result,
+        tb_adjudicated,
+    })
 }
 
 /// The side-to-move record of one sample (bulletformat flips the board when
@@ -440,6 +476,7 @@ pub fn run(
             out.write(game)?;
             summary.games += 1;
             summary.positions += game.samples.len() as u64;
+            summary.tb_adjudicated += u64::from(game.tb_adjudicated);
             match game.result {
                 r if r > 0.75 => summary.white_wins += 1,
                 r if r < 0.25 => summary.black_wins += 1,

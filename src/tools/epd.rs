@@ -12,6 +12,7 @@ use crate::chess::fen::parse_fen;
 use crate::chess::score::{MATE, MATE_BOUND};
 use crate::chess::state::GameState;
 use crate::search::params::Params;
+use crate::search::syzygy::TbConfig;
 use crate::search::tt::TranspositionTable;
 use crate::search::{Info, Limits, Reporter, SearchOptions, Signals, search};
 
@@ -262,6 +263,7 @@ pub fn solve(
     limits: &Limits,
     threads: usize,
     params: &Params,
+    syzygy: Option<&TbConfig>,
     tt: &TranspositionTable,
 ) -> Solution {
     tt.clear();
@@ -271,6 +273,7 @@ pub fn solve(
         threads,
         move_overhead: 0,
         params: *params,
+        syzygy: syzygy.cloned(),
         ..SearchOptions::default()
     };
     let tracker = Tracker {

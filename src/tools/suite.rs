@@ -15,6 +15,7 @@ use shakmaty::{Move, Position};
 use crate::chess::score;
 use crate::search::Limits;
 use crate::search::params::Params;
+use crate::search::syzygy::TbConfig;
 use crate::search::tt::TranspositionTable;
 use crate::tools::epd::{EpdRecord, parse_text, solve};
 
@@ -54,6 +55,8 @@ pub struct SuiteConfig {
     pub default_mate: Option<i32>,
     /// The search parameters (the defaults unless a tuner sets them).
     pub params: Params,
+    /// Tablebases to search with.
+    pub syzygy: Option<TbConfig>,
 }
 
 /// The result for one position, as reported and serialised.
@@ -132,7 +135,14 @@ pub fn run_record(
     let mut limits = config.limits.clone();
     // A mate record is done once a short enough mate is proven.
     limits.mate = rec.mate.or(limits.mate);
-    let s = solve(&rec, &limits, config.threads, &config.params, tt);
+    let s = solve(
+        &rec,
+        &limits,
+        config.threads,
+        &config.params,
+        config.syzygy.as_ref(),
+        tt,
+    );
     let mode = rec.pos.castles().mode();
     PositionResult {
         suite: suite.to_string(),

@@ -21,6 +21,7 @@ use crate::chess::state::GameState;
 use crate::eval::nnue::{Network, default_net, network};
 use crate::search::params::{self, Params};
 use crate::search::skill::{self, Skill};
+use crate::search::syzygy::{self, Tablebases, TbConfig};
 use crate::search::threads::ThreadPool;
 use crate::search::tt::TranspositionTable;
 use crate::search::{self, Limits, Reporter, SearchOptions, SearchResult, Signals};
@@ -61,6 +62,12 @@ pub struct Options {
     pub skill_level: i64,
     /// Search parameters (UCI options only when tuning, see [`crate::search::params`]).
     pub params: Params,
+    /// `SyzygyPath` as set (folders with tables), or [`syzygy::NO_PATH`];
+    /// `SyzygyProbeDepth`, `Syzygy50MoveRule`, `SyzygyProbeLimit`.
+    pub syzygy_path: String,
+    pub syzygy_probe_depth: i32,
+    pub syzygy_50_move_rule: bool,
+    pub syzygy_probe_limit: usize,
 }
 
 impl Default for Options {
@@ -83,6 +90,10 @@ impl Default for Options {
             elo: skill::DEFAULT_ELO,
             skill_level: skill::MAX_LEVEL,
             params: Params::default(),
+            syzygy_path: syzygy::NO_PATH.to_string(),
+            syzygy_probe_depth: 1,
+            syzygy_50_move_rule: true,
+            syzygy_probe_limit: 7,
         }
     }
 }
@@ -180,6 +191,29 @@ pub fn option_list() -> Vec<(&'static str, OptionKind)> {
             },
         ),
         ("Clear Hash", OptionKind::Button),
+        (
+            "SyzygyPath",
+            OptionKind::String {
+                default: syzygy::NO_PATH,
+            },
+        ),
+        (
+            "SyzygyProbeDepth",
+            OptionKind::Spin {
+                default: 1,
+                min: 1,
+                max: 100,
+            },
+        ),
+        ("Syzygy50MoveRule", OptionKind::Check { default: true }),
+        (
+            "SyzygyProbeLimit",
+            OptionKind::Spin {
+                default: 7,
+                min: 0,
+                max: 7,
+            },
+        ),
     ];
     if params::tuning_enabled() {
         list.extend(params::SPECS.iter().map(|s| {
@@ -212,6 +246,8 @@ pub struct Engine {
     net: Option<Arc<Network>>,
     /// The book `BookFile` loaded.
     book: Option<Arc<Book>>,
+    /// The tablebases `SyzygyPath` loaded.
+    tablebases: Option<Arc<Tablebases>>,
     /// Chooses among book moves.
     rng: StdRng,
 }
@@ -233,6 +269,7 @@ impl Engine {
             listener,
             net: default_net(),
             book: None,
+            tablebases: None,
             rng: StdRng::seed_from_u64(
                 std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
@@ -432,12 +469,53 @@ impl Engine {
                 }
             }
             ("Clear Hash", _) => self.clear_table(),
+            ("SyzygyPath", Value::Text(path)) => self.set_syzygy_path(path)?,
+            ("SyzygyProbeDepth", Value::Int(n)) => self.options.syzygy_probe_depth = n as i32,
+            ("Syzygy50MoveRule", Value::Bool(b)) => self.options.syzygy_50_move_rule = b,
+            ("SyzygyProbeLimit", Value::Int(n)) => self.options.syzygy_probe_limit = n as usize,
             (name, Value::Int(n)) if self.options.params.get(name).is_some() => {
                 self.options.params.set(name, n as i32)?
             }
             _ => return Err(format!("option '{canonical}': bad value")),
         }
         Ok(())
+    }
+
+    /// `SyzygyPath`: loads the tables of the folders in `path` (or none for
+    /// an empty path or `<empty>`) and says how many were found. Files
+    /// that cannot be used are reported and left out; when nothing loads
+    /// and something was wrong, the tables loaded before stay.
+    fn set_syzygy_path(&mut self, path: &str) -> Result<(), String> {
+        if path.is_empty() || path == syzygy::NO_PATH {
+            self.tablebases = None;
+            self.options.syzygy_path = syzygy::NO_PATH.to_string();
+            return Ok(());
+        }
+        let (tables, problems) = Tablebases::load(path).map_err(|e| {
+            format!(
+                "SyzygyPath not loaded, keeping {}: {e}",
+                self.options.syzygy_path
+            )
+        })?;
+        for p in &problems {
+            self.listener.message(&format!("SyzygyPath: left out {p}"));
+        }
+        self.listener
+            .message(&format!("Found {}", tables.summary()));
+        self.tablebases = (!tables.is_empty()).then(|| Arc::new(tables));
+        self.options.syzygy_path = path.to_string();
+        Ok(())
+    }
+
+    /// The tablebase settings for a search, when tables are loaded.
+    pub fn syzygy(&self) -> Option<TbConfig> {
+        let tables = self.tablebases.clone()?;
+        Some(TbConfig {
+            tables,
+            probe_depth: self.options.syzygy_probe_depth,
+            rule50: self.options.syzygy_50_move_rule,
+            probe_limit: self.options.syzygy_probe_limit,
+        })
     }
 
     /// `ucinewgame`: forgets everything learnt (the table and every
@@ -478,6 +556,7 @@ impl Engine {
             move_overhead: self.options.move_overhead,
             net: self.eval_net(),
             params: self.options.params,
+            syzygy: self.syzygy(),
         };
         // A weakened search: a node budget and several lines to choose from.
         let skill = self.skill();

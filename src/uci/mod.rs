@@ -93,7 +93,7 @@ impl Reporter for Output {
             _ => "",
         };
         let mut s = format!(
-            "info depth {} seldepth {} multipv {} score {}{}{} nodes {} nps {} hashfull {} tbhits 0 time {}",
+            "info depth {} seldepth {} multipv {} score {}{}{} nodes {} nps {} hashfull {} tbhits {} time {}",
             i.depth.max(0),
             i.seldepth.max(0),
             i.multipv,
@@ -108,6 +108,7 @@ impl Reporter for Output {
             i.nodes,
             i.nps,
             i.hashfull,
+            i.tbhits,
             i.time_ms
         );
         if !i.pv.is_empty() {
@@ -503,7 +504,7 @@ impl Uci {
             Some(Ok(d)) if (1..=MAX_DEPTH).contains(&d) => d,
             Some(_) => return self.error("bench: depth must be a number from 1 to 120"),
         };
-        let r = bench::run_with(depth, self.engine.eval_net(), &|_, _| {});
+        let r = bench::run_with(depth, self.engine.eval_net(), None, &|_, _| {});
         self.out.line(&format!("{} nodes {} nps", r.nodes, r.nps()));
     }
 

@@ -10,6 +10,8 @@
 
 #![allow(dead_code)]
 
+pub mod engine;
+
 use std::io::Write;
 use std::path::PathBuf;
 
