@@ -173,6 +173,8 @@ fn won_endings_are_converted_within_the_fifty_move_rule() {
         assert_eq!(referee.probe_wdl_after_zeroing(start).unwrap(), Wdl::Win);
         let plies = convert(start, &tb, &referee);
         assert!(plies > 0);
+        let fen = shakmaty::fen::Fen::from_position(start, shakmaty::EnPassantMode::Legal);
+        println!("{fen}: mate after {plies} plies");
     }
     assert_eq!(starts.len(), 5 + 18);
 }

@@ -219,7 +219,8 @@ impl Worker<'_> {
                 continue;
             }
             let quiet = !is_noisy(m);
-            let killer = self.history.killers(p).contains(&Some(m));
+            // Killers are quiet moves: a noisy move is never one.
+            let killer = quiet && self.history.killers(p).contains(&Some(m));
             let hist = if quiet {
                 self.history.quiet_score(us, m, &conts)
             } else {
