@@ -16,14 +16,26 @@ use std::sync::Arc;
 
 /// A net with every weight random (and non-zero biases), quantised.
 fn random_net(seed: u64, mirror: bool) -> Network {
+    random_float_net(seed, mirror, false).quantise()
+}
+
+/// A random float net; with king buckets, each input set is drawn on its
+/// own (so that using the wrong set shows).
+fn random_float_net(seed: u64, mirror: bool, king_buckets: bool) -> FloatNet {
     let mut f = FloatNet::random(seed);
     f.mirror = mirror;
+    if king_buckets {
+        f = f.with_king_buckets();
+        let mut rng = StdRng::seed_from_u64(seed + 3);
+        let a = 1.0 / (768f32).sqrt();
+        f.ft_w.iter_mut().for_each(|w| *w = rng.random_range(-a..a));
+    }
     let mut rng = StdRng::seed_from_u64(seed + 1);
     f.ft_b
         .iter_mut()
         .for_each(|b| *b = rng.random_range(-0.3..0.3));
     f.out_b = vec![0.1];
-    f.quantise()
+    f
 }
 
 /// A random net with output buckets, each layer drawn on its own (so that
@@ -121,12 +133,22 @@ fn check_games(net: &Arc<Network>, start: &Chess, games: usize, seed: u64, seen:
 #[test]
 fn incremental_accumulators_equal_a_refresh() {
     for mirror in [false, true] {
-        incremental_for(mirror);
+        incremental_for(mirror, false);
     }
 }
 
-fn incremental_for(mirror: bool) {
-    let net = Arc::new(random_net(11, mirror));
+#[test]
+fn incremental_accumulators_equal_a_refresh_with_king_buckets() {
+    // King moves across bucket borders (and the d/e line) refresh one
+    // perspective; every other move updates it.
+    for mirror in [false, true] {
+        incremental_for(mirror, true);
+    }
+}
+
+fn incremental_for(mirror: bool, king_buckets: bool) {
+    let net = Arc::new(random_float_net(11, mirror, king_buckets).quantise());
+    assert_eq!(net.king_buckets, if king_buckets { 4 } else { 1 });
     let mut seen = Seen::default();
     check_games(&net, &Chess::default(), 60, 1, &mut seen);
     // Chess960 starts, including ones where the king or rook stays put or
@@ -346,7 +368,7 @@ fn training_learns_material_and_the_quantised_net_agrees() {
 fn net_files_round_trip_and_bad_ones_are_refused() {
     let net = random_net(3, true);
     let bytes = net.to_bytes();
-    assert_eq!(bytes.len(), network::file_size(1));
+    assert_eq!(bytes.len(), network::file_size(1, 1));
     let back = Network::from_bytes(&bytes).unwrap();
     assert_eq!(back.to_bytes(), bytes);
 
@@ -369,7 +391,7 @@ fn net_files_round_trip_and_bad_ones_are_refused() {
     );
     assert!(back.mirror);
     let mut flags = bytes.clone();
-    flags[16..20].copy_from_slice(&6u32.to_le_bytes());
+    flags[16..20].copy_from_slice(&9u32.to_le_bytes());
     assert!(Network::from_bytes(&flags).unwrap_err().contains("flags"));
     let mut version = bytes.clone();
     version[4..8].copy_from_slice(&9u32.to_le_bytes());
@@ -395,12 +417,12 @@ fn net_files_round_trip_and_bad_ones_are_refused() {
     let f = random_bucketed_net(8);
     let bucketed = f.quantise();
     let bytes = bucketed.to_bytes();
-    assert_eq!(bytes.len(), network::file_size(8));
+    assert_eq!(bytes.len(), network::file_size(8, 1));
     assert_eq!(u32::from_le_bytes(bytes[16..20].try_into().unwrap()), 2);
     let back = Network::from_bytes(&bytes).unwrap();
     assert_eq!(back.out_bias.len(), 8);
     assert_eq!(back.to_bytes(), bytes);
-    let short = Network::from_bytes(&bytes[..network::file_size(1)]).unwrap_err();
+    let short = Network::from_bytes(&bytes[..network::file_size(1, 1)]).unwrap_err();
     assert!(short.contains("8 output layer"), "{short}");
     assert_eq!(FloatNet::from_bytes(&f.to_bytes()).unwrap(), f);
     let resumed = FloatNet::from_checkpoint_or_net(&bytes).unwrap();
@@ -567,8 +589,8 @@ fn mirrored_features_are_those_of_the_mirrored_position() {
     let (mut st, mut nst) = (Vec::new(), Vec::new());
     let (mut mst, mut mnst) = (Vec::new(), Vec::new());
     for p in random_positions(300, 41) {
-        record_features(&record(&p), false, &mut st, &mut nst);
-        record_features(&record(&mirrored(&p)), false, &mut mst, &mut mnst);
+        record_features(&record(&p), false, 1, &mut st, &mut nst);
+        record_features(&record(&mirrored(&p)), false, 1, &mut mst, &mut mnst);
         mirror_features(&mut st);
         mirror_features(&mut nst);
         for v in [&mut st, &mut nst, &mut mst, &mut mnst] {
@@ -615,4 +637,65 @@ fn mirror_augmentation_teaches_left_right_symmetry() {
         after < plain_after,
         "plain {plain_after}, augmented {after}"
     );
+}
+
+#[test]
+fn king_buckets_agree_in_engine_and_trainer_and_start_from_the_net_they_copy() {
+    let positions = random_positions(400, 61);
+    let records: Vec<ChessBoard> = positions
+        .iter()
+        .map(|p| {
+            to_record(
+                &Sample {
+                    pos: p.clone(),
+                    score: 0,
+                },
+                0.5,
+            )
+        })
+        .collect();
+    // Each input set drawn on its own: the engine's integers (set from the
+    // king on the board) agree with the trainer's floats (set from the
+    // record) within the stated tolerance, and most sets are used.
+    for mirror in [false, true] {
+        let f = random_float_net(62, mirror, true);
+        let q = Arc::new(f.quantise());
+        let mut used = std::collections::HashSet::new();
+        for (p, rec) in positions.iter().zip(&records) {
+            for c in [Color::White, Color::Black] {
+                used.insert(ferrum::eval::nnue::king_bucket(4, c, p.board().king_of(c)));
+            }
+            let float = f.eval_record(rec);
+            let acc = Accumulator::refresh(&q, p.board());
+            let int = q.evaluate(&acc, p.turn()) as f32;
+            assert!(
+                (float - int).abs() <= 12.0 + 0.02 * float.abs(),
+                "{float} {int} in {}",
+                Fen::from_position(p, shakmaty::EnPassantMode::Legal)
+            );
+        }
+        assert_eq!(used.len(), 4, "{used:?}");
+    }
+    // The embedded net copied into four sets evaluates every position
+    // exactly as itself; its file says so (flag bit 2) and round-trips,
+    // and a checkpoint of it too.
+    let n10 = default_net().unwrap();
+    let copied = FloatNet::dequantise(&n10).with_king_buckets();
+    let q = copied.quantise();
+    assert_eq!(q.king_buckets, 4);
+    for p in &positions {
+        let a = Accumulator::refresh(&n10, p.board());
+        let b = Accumulator::refresh(&q, p.board());
+        assert_eq!(n10.evaluate(&a, p.turn()), q.evaluate(&b, p.turn()));
+    }
+    let bytes = q.to_bytes();
+    assert_eq!(bytes.len(), network::file_size(n10.out_bias.len(), 4));
+    let flags = u32::from_le_bytes(bytes[16..20].try_into().unwrap());
+    assert_eq!(flags & 4, 4);
+    assert_eq!(Network::from_bytes(&bytes).unwrap().to_bytes(), bytes);
+    assert_eq!(FloatNet::from_bytes(&copied.to_bytes()).unwrap(), copied);
+    // Cut to the size of a one-set net, it is refused with a clear message.
+    let one = network::file_size(n10.out_bias.len(), 1);
+    let err = Network::from_bytes(&bytes[..one]).unwrap_err();
+    assert!(err.contains("4 king bucket"), "{err}");
 }

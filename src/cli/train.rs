@@ -56,6 +56,10 @@ pub(super) struct TrainArgs {
     /// net with one starts with 8 copies of it (evaluating exactly as before).
     #[arg(long)]
     output_buckets: bool,
+    /// Give the net 4 input weight sets chosen by the rank of each perspective's king; a
+    /// resumed net with one starts with 4 copies of it (evaluating exactly as before).
+    #[arg(long)]
+    king_buckets: bool,
     /// Show each training position mirrored left-right half of the time (a net that
     /// mirrors already is trained as it is).
     #[arg(long)]
@@ -112,6 +116,9 @@ pub(super) fn run(args: &TrainArgs) -> ExitCode {
     };
     if args.output_buckets && net.buckets() == 1 {
         net = net.with_output_buckets();
+    }
+    if args.king_buckets {
+        net = net.with_king_buckets();
     }
     if let Err(e) = std::fs::create_dir_all(&cfg.out_dir) {
         eprintln!("ferrum train: cannot create {}: {e}", cfg.out_dir.display());

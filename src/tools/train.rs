@@ -19,13 +19,14 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
 use crate::eval::nnue::{
-    HIDDEN, INPUTS, Network, OUTPUT_BUCKETS, QA, QB, SCALE, WEIGHT_CLIP, mirror_features,
-    output_bucket, record_features,
+    HIDDEN, INPUTS, KING_BUCKETS, Network, OUTPUT_BUCKETS, QA, QB, SCALE, WEIGHT_CLIP,
+    mirror_features, output_bucket, record_features,
 };
 
 /// Float weights in the same shape as [`Network`] (feature weights row-major,
-/// one row of `HIDDEN` per input; output weights: for each output bucket,
-/// `HIDDEN` for the side to move, then `HIDDEN` for the other side).
+/// one row of `HIDDEN` per input, `INPUTS` rows per king bucket; output
+/// weights: for each output bucket, `HIDDEN` for the side to move, then
+/// `HIDDEN` for the other side).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatNet {
     pub ft_w: Vec<f32>,
@@ -35,22 +36,26 @@ pub struct FloatNet {
     pub out_b: Vec<f32>,
     /// The net mirrors (see [`crate::eval::nnue::mirrors`]).
     pub mirror: bool,
+    /// Input weight sets (1 or [`KING_BUCKETS`], see
+    /// [`crate::eval::nnue::king_bucket`]).
+    pub king_buckets: usize,
 }
 
 impl FloatNet {
     /// All zeros, one output layer.
     pub fn zeros() -> FloatNet {
-        FloatNet::zeros_with(1)
+        FloatNet::zeros_with(1, 1)
     }
 
-    /// All zeros with `buckets` output layers.
-    fn zeros_with(buckets: usize) -> FloatNet {
+    /// All zeros with `buckets` output layers and `king_buckets` input sets.
+    fn zeros_with(buckets: usize, king_buckets: usize) -> FloatNet {
         FloatNet {
-            ft_w: vec![0.0; INPUTS * HIDDEN],
+            ft_w: vec![0.0; king_buckets * INPUTS * HIDDEN],
             ft_b: vec![0.0; HIDDEN],
             out_w: vec![0.0; buckets * 2 * HIDDEN],
             out_b: vec![0.0; buckets],
             mirror: false,
+            king_buckets,
         }
     }
 
@@ -58,8 +63,19 @@ impl FloatNet {
     pub fn zeros_like(&self) -> FloatNet {
         FloatNet {
             mirror: self.mirror,
-            ..FloatNet::zeros_with(self.buckets())
+            ..FloatNet::zeros_with(self.buckets(), self.king_buckets)
         }
+    }
+
+    /// The same net with [`KING_BUCKETS`] input weight sets, each a copy of
+    /// this one's: it evaluates every position exactly as before, and
+    /// training then lets the sets diverge.
+    pub fn with_king_buckets(mut self) -> FloatNet {
+        if self.king_buckets == 1 {
+            self.ft_w = self.ft_w.repeat(KING_BUCKETS);
+            self.king_buckets = KING_BUCKETS;
+        }
+        self
     }
 
     /// Output layers (1, or [`OUTPUT_BUCKETS`]).
@@ -154,7 +170,7 @@ impl FloatNet {
     /// The evaluation of a record for its side to move, in centipawns.
     pub fn eval_record(&self, rec: &ChessBoard) -> f32 {
         let (mut s, mut n) = (Vec::new(), Vec::new());
-        record_features(rec, self.mirror, &mut s, &mut n);
+        record_features(rec, self.mirror, self.king_buckets, &mut s, &mut n);
         self.forward(&s, &n) * SCALE as f32
     }
 
@@ -177,6 +193,7 @@ impl FloatNet {
                 .map(|&b| (b * (QA * QB) as f32).round() as i32)
                 .collect(),
             mirror: self.mirror,
+            king_buckets: self.king_buckets,
         }
     }
 
@@ -185,7 +202,7 @@ impl FloatNet {
     /// without its checkpoint.
     pub fn dequantise(net: &Network) -> FloatNet {
         let f = |v: i16, scale: i32| f32::from(v) / scale as f32;
-        let mut out = FloatNet::zeros_with(net.out_bias.len());
+        let mut out = FloatNet::zeros_with(net.out_bias.len(), net.king_buckets);
         for (dst, row) in out.ft_w.chunks_exact_mut(HIDDEN).zip(&net.ft_weights) {
             dst.iter_mut().zip(row).for_each(|(d, &v)| *d = f(v, QA));
         }
@@ -216,12 +233,14 @@ impl FloatNet {
     }
 
     /// Raw little-endian floats with a small header (`FRCK`, then the hidden
-    /// size, the output layers less one in bits 16–23 and the mirror flag in
-    /// bit 31), for `--resume`.
+    /// size, the output layers less one in bits 16–23, the king buckets less
+    /// one in bits 24–27 and the mirror flag in bit 31), for `--resume`.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = b"FRCK".to_vec();
-        let shape =
-            HIDDEN as u32 | ((self.buckets() as u32 - 1) << 16) | u32::from(self.mirror) << 31;
+        let shape = HIDDEN as u32
+            | ((self.buckets() as u32 - 1) << 16)
+            | ((self.king_buckets as u32 - 1) << 24)
+            | u32::from(self.mirror) << 31;
         out.extend_from_slice(&shape.to_le_bytes());
         for p in self.params() {
             for v in p {
@@ -241,7 +260,11 @@ impl FloatNet {
         if buckets != 1 && buckets != OUTPUT_BUCKETS {
             return Err(format!("checkpoint with {buckets} output layers"));
         }
-        let mut net = FloatNet::zeros_with(buckets);
+        let king_buckets = (shape >> 24 & 0xf) as usize + 1;
+        if king_buckets != 1 && king_buckets != KING_BUCKETS {
+            return Err(format!("checkpoint with {king_buckets} king buckets"));
+        }
+        let mut net = FloatNet::zeros_with(buckets, king_buckets);
         let count: usize = net.params().iter().map(|p| p.len()).sum();
         if bytes.len() != 8 + 4 * count {
             return Err(format!(
@@ -399,7 +422,7 @@ pub fn mean_loss(net: &FloatNet, data: &[ChessBoard], wdl: f32, threads: usize) 
                     let (mut st, mut nst) = (Vec::with_capacity(32), Vec::with_capacity(32));
                     part.iter()
                         .map(|rec| {
-                            record_features(rec, net.mirror, &mut st, &mut nst);
+                            record_features(rec, net.mirror, net.king_buckets, &mut st, &mut nst);
                             let e = sigmoid(net.forward(&st, &nst)) - target(rec, wdl);
                             f64::from(e * e)
                         })
@@ -506,7 +529,13 @@ pub fn train(
                             let mut loss = 0.0f64;
                             let first = b * batch + t * per_thread;
                             for (i, rec) in part.iter().enumerate() {
-                                record_features(rec, net_ref.mirror, &mut st, &mut nst);
+                                record_features(
+                                    rec,
+                                    net_ref.mirror,
+                                    net_ref.king_buckets,
+                                    &mut st,
+                                    &mut nst,
+                                );
                                 if augment && coin(seed, epoch, first + i) {
                                     mirror_features(&mut st);
                                     mirror_features(&mut nst);

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use shakmaty::{Board, Chess, Color, Move, Piece, Position, Square};
 
-use super::{HIDDEN, Network, feature, mirrors, side_index};
+use super::{HIDDEN, INPUTS, Network, feature, king_bucket, mirrors, side_index};
 use crate::chess::moves::{Delta, delta};
 
 /// Hidden-layer sums for both perspectives (White's, then Black's), and the
@@ -50,9 +50,10 @@ impl Accumulator {
 /// One perspective's sums from scratch.
 fn refresh_side(net: &Network, board: &Board, c: Color) -> [i16; HIDDEN] {
     let mirror = mirrors(net.mirror, board.king_of(c));
+    let base = king_bucket(net.king_buckets, c, board.king_of(c)) * INPUTS;
     let mut v = net.ft_bias;
     for (square, piece) in board {
-        let row = &net.ft_weights[feature(c, piece, square, mirror)];
+        let row = &net.ft_weights[base + feature(c, piece, square, mirror)];
         for (a, &w) in v.iter_mut().zip(row) {
             *a = a.wrapping_add(w);
         }
@@ -60,15 +61,18 @@ fn refresh_side(net: &Network, board: &Board, c: Color) -> [i16; HIDDEN] {
     v
 }
 
-/// Whether the mover's king changes side of the d/e line.
-fn crosses_centre(d: &Delta, us: Color) -> bool {
+/// Whether the mover's king moves to a square where its perspective sees
+/// the board otherwise: across the d/e line of a mirroring net, or into
+/// another king bucket.
+fn changes_view(net: &Network, d: &Delta, us: Color) -> bool {
     let king = us.king();
     let from = d.sub.iter().find(|&&(p, _)| p == king).map(|&(_, s)| s);
     let to = d.add.iter().find(|&&(p, _)| p == king).map(|&(_, s)| s);
-    match (from, to) {
-        (Some(f), Some(t)) => (f.file() >= shakmaty::File::E) != (t.file() >= shakmaty::File::E),
-        _ => false,
-    }
+    let (Some(f), Some(t)) = (from, to) else {
+        return false;
+    };
+    mirrors(net.mirror, Some(f)) != mirrors(net.mirror, Some(t))
+        || king_bucket(net.king_buckets, us, Some(f)) != king_bucket(net.king_buckets, us, Some(t))
 }
 
 /// `dst = src + a − s` (a quiet move), in one pass the compiler vectorises.
@@ -173,7 +177,7 @@ impl AccumulatorStack {
         next.pieces = (parent.pieces as usize + d.add.len()).saturating_sub(d.sub.len()) as u8;
         for c in Color::ALL {
             let mirror = mirrors(self.net.mirror, pos.board().king_of(c));
-            if c == us && self.net.mirror && crosses_centre(&d, us) {
+            if c == us && changes_view(&self.net, &d, us) {
                 let mut after = pos.board().clone();
                 for &(_, s) in &d.sub {
                     after.discard_piece_at(s);
@@ -184,7 +188,9 @@ impl AccumulatorStack {
                 next.v[side_index(c)] = refresh_side(&self.net, &after, c);
                 continue;
             }
-            let row = |&(p, s): &(Piece, Square)| &self.net.ft_weights[feature(c, p, s, mirror)];
+            let base = king_bucket(self.net.king_buckets, c, pos.board().king_of(c)) * INPUTS;
+            let row =
+                |&(p, s): &(Piece, Square)| &self.net.ft_weights[base + feature(c, p, s, mirror)];
             let i = side_index(c);
             let (dst, src) = (&mut next.v[i], &parent.v[i]);
             match (d.add.as_slice(), d.sub.as_slice()) {

@@ -19,7 +19,11 @@
 //! *output buckets* (another flag): [`OUTPUT_BUCKETS`] output layers, the
 //! one used chosen by the number of pieces on the board
 //! ([`output_bucket`]), so that the middlegame and the endgame weigh the
-//! same hidden features differently.
+//! same hidden features differently. And a net may have *king buckets*
+//! (a third flag): [`KING_BUCKETS`] sets of input weights, each
+//! perspective using the set of the rank its own king stands on
+//! ([`king_bucket`]), so that a piece on a square can mean one thing with
+//! the king at home and another with the king up the board.
 
 pub mod accumulator;
 pub mod network;
@@ -43,6 +47,30 @@ pub const SCALE: i32 = 400;
 /// Largest weight magnitude the trainer allows (so `QB` × it fits the
 /// output-layer arithmetic and `QA` × it an `i16`).
 pub const WEIGHT_CLIP: f32 = 1.98;
+
+/// Input weight sets of a net with king buckets (one without has one).
+pub const KING_BUCKETS: usize = 4;
+
+/// The input weight set a perspective uses, for a net with `buckets` sets
+/// (1 or [`KING_BUCKETS`]), by the rank of its own king counted from its
+/// own side: the first rank, the second, the third and fourth, the rest.
+#[inline]
+pub fn king_bucket(buckets: usize, perspective: Color, king: Option<Square>) -> usize {
+    if buckets <= 1 {
+        return 0;
+    }
+    let Some(k) = king else {
+        return 0;
+    };
+    let rank = match perspective {
+        Color::White => k.rank() as usize,
+        Color::Black => 7 - k.rank() as usize,
+    };
+    KING_RANK_BUCKET[rank]
+}
+
+/// [`king_bucket`] by relative rank (0 = the own first rank).
+const KING_RANK_BUCKET: [usize; 8] = [0, 1, 2, 2, 3, 3, 3, 3];
 
 /// Output layers of a net with output buckets (one without has one).
 pub const OUTPUT_BUCKETS: usize = 8;
@@ -88,12 +116,14 @@ pub fn mirrors(net_mirrors: bool, king: Option<Square>) -> bool {
 }
 
 /// Inputs of a bulletformat record for the side to move and for the other
-/// side, through the same indexing as [`feature`] (`mirror`: the net
-/// mirrors). The record's pieces are already from the side to move's point
-/// of view (code bit 3 set: the other side's piece; bits 0–2: pawn..king).
+/// side, through the same indexing as [`feature`] and [`king_bucket`]
+/// (`mirror`: the net mirrors; `king_buckets`: its input weight sets). The
+/// record's pieces are already from the side to move's point of view (code
+/// bit 3 set: the other side's piece; bits 0–2: pawn..king).
 pub fn record_features(
     rec: &bulletformat::ChessBoard,
     mirror: bool,
+    king_buckets: usize,
     stm: &mut Vec<u16>,
     nstm: &mut Vec<u16>,
 ) {
@@ -101,15 +131,20 @@ pub fn record_features(
     nstm.clear();
     // Files are the same from both sides: only the flip differs.
     let (mut flip_stm, mut flip_nstm) = (0, 0);
-    if mirror {
-        for (piece, square) in *rec {
-            if piece & 7 == 5 && square % 8 >= 4 {
-                if piece & 8 == 0 {
-                    flip_stm = 7;
-                } else {
-                    flip_nstm = 7;
-                }
-            }
+    let (mut base_stm, mut base_nstm) = (0, 0);
+    for (piece, square) in *rec {
+        if piece & 7 != 5 {
+            continue;
+        }
+        let file_flip = if mirror && square % 8 >= 4 { 7 } else { 0 };
+        let sq = Square::new(u32::from(square));
+        if piece & 8 == 0 {
+            flip_stm = file_flip;
+            base_stm = king_bucket(king_buckets, Color::White, Some(sq)) * INPUTS;
+        } else {
+            flip_nstm = file_flip;
+            // The other side's own view is the board flipped vertically.
+            base_nstm = king_bucket(king_buckets, Color::Black, Some(sq)) * INPUTS;
         }
     }
     for (piece, square) in *rec {
@@ -119,8 +154,8 @@ pub fn record_features(
         if role > 5 {
             continue;
         }
-        stm.push((other * 384 + role * 64 + (sq ^ flip_stm)) as u16);
-        nstm.push(((1 - other) * 384 + role * 64 + (sq ^ 56 ^ flip_nstm)) as u16);
+        stm.push((base_stm + other * 384 + role * 64 + (sq ^ flip_stm)) as u16);
+        nstm.push((base_nstm + (1 - other) * 384 + role * 64 + (sq ^ 56 ^ flip_nstm)) as u16);
     }
 }
 

@@ -4,8 +4,10 @@
 //! File format (little-endian): the magic `FRNN`, then `u32` format
 //! version, input count, hidden size and flags (bit 0: the net mirrors,
 //! see [`super::mirrors`]; bit 1: it has [`OUTPUT_BUCKETS`] output layers,
-//! see [`super::output_bucket`], else one); then `i16` feature weights
-//! (`INPUTS` rows of `HIDDEN`, × `QA`), `i16` feature biases (× `QA`), for
+//! see [`super::output_bucket`], else one; bit 2: it has [`KING_BUCKETS`]
+//! input weight sets, see [`super::king_bucket`], else one); then `i16`
+//! feature weights (`INPUTS` rows of `HIDDEN` for each set, × `QA`), `i16`
+//! feature biases (× `QA`), for
 //! each output layer `i16` output weights (`HIDDEN` for the side to move,
 //! then `HIDDEN` for the other side, × `QB`), and then each output layer's
 //! `i32` bias (× `QA·QB`). Anything else, a wrong size above all, is refused.
@@ -14,7 +16,8 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use super::{
-    Accumulator, HIDDEN, INPUTS, OUTPUT_BUCKETS, QA, QB, SCALE, WEIGHT_CLIP, output_bucket,
+    Accumulator, HIDDEN, INPUTS, KING_BUCKETS, OUTPUT_BUCKETS, QA, QB, SCALE, WEIGHT_CLIP,
+    output_bucket,
 };
 
 /// File magic.
@@ -30,7 +33,7 @@ static EMBEDDED: &[u8] = include_bytes!("../../../nets/ferrum-n10.nnue");
 /// Quantised weights of a 768 → `HIDDEN` ×2 → 1 perspective network.
 #[derive(Clone)]
 pub struct Network {
-    /// One row of `HIDDEN` per input.
+    /// One row of `HIDDEN` per input, `INPUTS` rows per king bucket.
     pub ft_weights: Vec<[i16; HIDDEN]>,
     pub ft_bias: [i16; HIDDEN],
     /// One output layer per bucket (1 or [`OUTPUT_BUCKETS`]): `[0]`
@@ -40,6 +43,9 @@ pub struct Network {
     pub out_bias: Vec<i32>,
     /// Each perspective mirrors the board left-right when its king is on files e–h.
     pub mirror: bool,
+    /// Input weight sets (1 or [`KING_BUCKETS`]), chosen by the rank of
+    /// the perspective's king ([`super::king_bucket`]).
+    pub king_buckets: usize,
 }
 
 impl std::fmt::Debug for Network {
@@ -51,7 +57,12 @@ impl std::fmt::Debug for Network {
         } else {
             String::new()
         };
-        write!(f, "Network({INPUTS}->{HIDDEN}x2->1{m}{b})")
+        let k = if self.king_buckets > 1 {
+            format!(", {} king buckets", self.king_buckets)
+        } else {
+            String::new()
+        };
+        write!(f, "Network({INPUTS}->{HIDDEN}x2->1{m}{b}{k})")
     }
 }
 
@@ -61,11 +72,12 @@ const HEADER: usize = 20;
 /// Flag bits of the header.
 const FLAG_MIRROR: u32 = 1;
 const FLAG_BUCKETS: u32 = 2;
+const FLAG_KING_BUCKETS: u32 = 4;
 
 /// Size in bytes of a file holding a net of this build's shape with
-/// `buckets` output layers.
-pub const fn file_size(buckets: usize) -> usize {
-    HEADER + 2 * (INPUTS * HIDDEN + HIDDEN) + buckets * (2 * 2 * HIDDEN + 4)
+/// `buckets` output layers and `king_buckets` input weight sets.
+pub const fn file_size(buckets: usize, king_buckets: usize) -> usize {
+    HEADER + 2 * (king_buckets * INPUTS * HIDDEN + HIDDEN) + buckets * (2 * 2 * HIDDEN + 4)
 }
 
 /// Reads little-endian values in order, never past the end.
@@ -115,7 +127,7 @@ impl Network {
                 "network is {inputs}->{hidden}, this build plays {INPUTS}->{HIDDEN}"
             ));
         }
-        if flags & !(FLAG_MIRROR | FLAG_BUCKETS) != 0 {
+        if flags & !(FLAG_MIRROR | FLAG_BUCKETS | FLAG_KING_BUCKETS) != 0 {
             return Err(format!("unknown network flags {flags:#x}"));
         }
         let buckets = if flags & FLAG_BUCKETS != 0 {
@@ -123,14 +135,19 @@ impl Network {
         } else {
             1
         };
-        if bytes.len() != file_size(buckets) {
+        let king_buckets = if flags & FLAG_KING_BUCKETS != 0 {
+            KING_BUCKETS
+        } else {
+            1
+        };
+        if bytes.len() != file_size(buckets, king_buckets) {
             return Err(format!(
-                "network file has {} bytes, a {INPUTS}->{HIDDEN} net with {buckets} output layer(s) has {}",
+                "network file has {} bytes, a {INPUTS}->{HIDDEN} net with {buckets} output layer(s) and {king_buckets} king bucket(s) has {}",
                 bytes.len(),
-                file_size(buckets)
+                file_size(buckets, king_buckets)
             ));
         }
-        let ft_weights = (0..INPUTS).map(|_| r.row()).collect();
+        let ft_weights = (0..king_buckets * INPUTS).map(|_| r.row()).collect();
         let ft_bias = r.row();
         let out_weights: Vec<[[i16; HIDDEN]; 2]> =
             (0..buckets).map(|_| [r.row(), r.row()]).collect();
@@ -152,6 +169,7 @@ impl Network {
             out_weights,
             out_bias,
             mirror: flags & FLAG_MIRROR != 0,
+            king_buckets,
         })
     }
 
@@ -164,11 +182,14 @@ impl Network {
     /// The file bytes of this net (what [`Network::from_bytes`] reads).
     pub fn to_bytes(&self) -> Vec<u8> {
         let buckets = self.out_bias.len();
-        let mut out = Vec::with_capacity(file_size(buckets));
+        let mut out = Vec::with_capacity(file_size(buckets, self.king_buckets));
         out.extend_from_slice(MAGIC);
         let mut flags = if self.mirror { FLAG_MIRROR } else { 0 };
         if buckets > 1 {
             flags |= FLAG_BUCKETS;
+        }
+        if self.king_buckets > 1 {
+            flags |= FLAG_KING_BUCKETS;
         }
         for v in [VERSION, INPUTS as u32, HIDDEN as u32, flags] {
             out.extend_from_slice(&v.to_le_bytes());
