@@ -357,3 +357,44 @@ fn bad_paths_and_damaged_files_leave_the_engine_playing() {
     e.quit();
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+#[test]
+fn without_dtz_files_the_root_is_ranked_by_wdl() {
+    let Some(dir) = tables("without_dtz_files_the_root_is_ranked_by_wdl") else {
+        return;
+    };
+    let tmp = std::env::temp_dir().join(format!("ferrum-syzygy-wdl-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    for name in ["KQvK.rtbw", "KRvK.rtbw", "KQvKR.rtbw"] {
+        std::fs::copy(dir.join(name), tmp.join(name)).unwrap();
+    }
+    let (tables, problems) = Tablebases::load(tmp.to_str().unwrap()).unwrap();
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(tables.len(), 3);
+    assert!(
+        tables
+            .summary()
+            .starts_with("3 tablebases (3 WDL and 0 DTZ files")
+    );
+    let referee = referee(&dir);
+    // KQvKR, won: every move kept wins (by the referee's full tables), and
+    // the moves that throw the win away (many do) are left out.
+    let pos = parse_fen("3k4/8/8/8/8/8/3r4/KQ6 w - - 0 1", false).unwrap();
+    let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+    let probe = tables.rank_root(&pos, &legal, true).unwrap();
+    assert!(!probe.by_dtz);
+    assert_eq!(probe.score, TB_WIN);
+    let wins: Vec<Move> = legal
+        .iter()
+        .copied()
+        .filter(|&m| {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            after.is_checkmate() || referee.probe_wdl_after_zeroing(&after).unwrap() == Wdl::Loss
+        })
+        .collect();
+    assert_eq!(probe.moves, wins);
+    assert!(wins.len() < legal.len());
+    let _ = std::fs::remove_dir_all(&tmp);
+}
