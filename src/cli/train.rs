@@ -126,7 +126,7 @@ pub(super) fn run(args: &TrainArgs) -> ExitCode {
     }
     let (training, validation) = train::split(records, &cfg);
     println!(
-        "{} training and {} held-out positions, {}->{}x2->1 SCReLU{}{}{}, {} epochs, batch {}, lr {} -> {}, wdl {}",
+        "{} training and {} held-out positions, {}->{}x2->1 SCReLU{}{}{}{}, {} epochs, batch {}, lr {} -> {}, wdl {}",
         training.len(),
         validation.len(),
         crate::eval::nnue::INPUTS,
@@ -134,6 +134,11 @@ pub(super) fn run(args: &TrainArgs) -> ExitCode {
         if net.mirror { " (mirrored)" } else { "" },
         if net.buckets() > 1 {
             format!(", {} output buckets", net.buckets())
+        } else {
+            String::new()
+        },
+        if net.king_buckets > 1 {
+            format!(", {} king buckets", net.king_buckets)
         } else {
             String::new()
         },
