@@ -129,6 +129,59 @@ pub struct AccumulatorStack {
     /// the parent there first.
     stack: Vec<Accumulator>,
     top: usize,
+    /// Where a perspective is recomputed when its king changes view.
+    cache: RefreshCache,
+}
+
+/// A refresh cache (Stockfish's "Finny table"): for each perspective, king
+/// bucket and mirror state, the sums last computed there and the board they
+/// were computed for. A perspective whose king changes view starts from its
+/// entry and adds and removes only the pieces that differ, instead of
+/// summing every piece again; the integer sums come out the same.
+#[derive(Clone)]
+struct RefreshCache {
+    entries: Vec<([i16; HIDDEN], Board)>,
+}
+
+impl RefreshCache {
+    fn new(net: &Network) -> RefreshCache {
+        RefreshCache {
+            entries: vec![(net.ft_bias, Board::empty()); 2 * net.king_buckets * 2],
+        }
+    }
+
+    /// Perspective `c`'s sums for `board`, through its cache entry.
+    fn refresh(&mut self, net: &Network, board: &Board, c: Color) -> [i16; HIDDEN] {
+        let king = board.king_of(c);
+        let mirror = mirrors(net.mirror, king);
+        let bucket = king_bucket(net.king_buckets, c, king);
+        let index = (side_index(c) * net.king_buckets + bucket) * 2 + usize::from(mirror);
+        let Some((sums, seen)) = self.entries.get_mut(index) else {
+            return refresh_side(net, board, c);
+        };
+        let base = bucket * INPUTS;
+        for color in Color::ALL {
+            for role in shakmaty::Role::ALL {
+                let now = board.by_color(color) & board.by_role(role);
+                let before = seen.by_color(color) & seen.by_role(role);
+                let piece = role.of(color);
+                for square in now & !before {
+                    let row = &net.ft_weights[base + feature(c, piece, square, mirror)];
+                    sums.iter_mut()
+                        .zip(row)
+                        .for_each(|(a, &w)| *a = a.wrapping_add(w));
+                }
+                for square in before & !now {
+                    let row = &net.ft_weights[base + feature(c, piece, square, mirror)];
+                    sums.iter_mut()
+                        .zip(row)
+                        .for_each(|(a, &w)| *a = a.wrapping_sub(w));
+                }
+            }
+        }
+        *seen = board.clone();
+        *sums
+    }
 }
 
 impl AccumulatorStack {
@@ -136,7 +189,13 @@ impl AccumulatorStack {
     pub fn new(net: Arc<Network>, board: &Board) -> AccumulatorStack {
         let mut stack = Vec::with_capacity(256);
         stack.push(Accumulator::refresh(&net, board));
-        AccumulatorStack { net, stack, top: 0 }
+        let cache = RefreshCache::new(&net);
+        AccumulatorStack {
+            net,
+            stack,
+            top: 0,
+            cache,
+        }
     }
 
     /// The net these accumulators belong to.
@@ -185,7 +244,7 @@ impl AccumulatorStack {
                 for &(p, s) in &d.add {
                     after.set_piece_at(s, p);
                 }
-                next.v[side_index(c)] = refresh_side(&self.net, &after, c);
+                next.v[side_index(c)] = self.cache.refresh(&self.net, &after, c);
                 continue;
             }
             let base = king_bucket(self.net.king_buckets, c, pos.board().king_of(c)) * INPUTS;
