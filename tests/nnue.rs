@@ -451,18 +451,7 @@ fn output_buckets_follow_the_piece_count_alike_in_engine_and_trainer() {
     let one = FloatNet::random(13);
     let eight = one.clone().with_output_buckets();
     let positions = random_positions(400, 41);
-    let records: Vec<ChessBoard> = positions
-        .iter()
-        .map(|p| {
-            to_record(
-                &Sample {
-                    pos: p.clone(),
-                    score: 0,
-                },
-                0.5,
-            )
-        })
-        .collect();
+    let records: Vec<ChessBoard> = positions.iter().map(record).collect();
     for rec in &records {
         assert_eq!(one.eval_record(rec), eight.eval_record(rec));
     }
@@ -642,18 +631,7 @@ fn mirror_augmentation_teaches_left_right_symmetry() {
 #[test]
 fn king_buckets_agree_in_engine_and_trainer_and_start_from_the_net_they_copy() {
     let positions = random_positions(400, 61);
-    let records: Vec<ChessBoard> = positions
-        .iter()
-        .map(|p| {
-            to_record(
-                &Sample {
-                    pos: p.clone(),
-                    score: 0,
-                },
-                0.5,
-            )
-        })
-        .collect();
+    let records: Vec<ChessBoard> = positions.iter().map(record).collect();
     // Each input set drawn on its own: the engine's integers (set from the
     // king on the board) agree with the trainer's floats (set from the
     // record) within the stated tolerance, and most sets are used.

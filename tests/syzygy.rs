@@ -40,6 +40,17 @@ fn referee(dir: &Path) -> Tablebase<Chess> {
     tb
 }
 
+/// A fresh temporary folder holding copies of the tables `names` of `dir`.
+fn table_folder(dir: &Path, tag: &str, names: &[&str]) -> PathBuf {
+    let tmp = std::env::temp_dir().join(format!("ferrum-syzygy-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    for name in names {
+        std::fs::copy(dir.join(name), tmp.join(name)).unwrap();
+    }
+    tmp
+}
+
 fn config(dir: &Path) -> TbConfig {
     TbConfig::new(Arc::new(Tablebases::load_dir(dir).unwrap()))
 }
@@ -296,14 +307,9 @@ fn bad_paths_and_damaged_files_leave_the_engine_playing() {
     let Some(dir) = tables("bad_paths_and_damaged_files_leave_the_engine_playing") else {
         return;
     };
-    let tmp = std::env::temp_dir().join(format!("ferrum-syzygy-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).unwrap();
     // Good tables, a truncated one, one that is only a header's worth of
     // zeros, and one of noise of a plausible size.
-    for name in ["KRvK.rtbw", "KRvK.rtbz", "KQvK.rtbz"] {
-        std::fs::copy(dir.join(name), tmp.join(name)).unwrap();
-    }
+    let tmp = table_folder(&dir, "damaged", &["KRvK.rtbw", "KRvK.rtbz", "KQvK.rtbz"]);
     let kqvk = std::fs::read(dir.join("KQvK.rtbw")).unwrap();
     std::fs::write(tmp.join("KQvK.rtbw"), &kqvk[..kqvk.len() / 2 + 1]).unwrap();
     std::fs::write(tmp.join("KBvK.rtbw"), [0u8; 16]).unwrap();
@@ -363,12 +369,7 @@ fn without_dtz_files_the_root_is_ranked_by_wdl() {
     let Some(dir) = tables("without_dtz_files_the_root_is_ranked_by_wdl") else {
         return;
     };
-    let tmp = std::env::temp_dir().join(format!("ferrum-syzygy-wdl-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).unwrap();
-    for name in ["KQvK.rtbw", "KRvK.rtbw", "KQvKR.rtbw"] {
-        std::fs::copy(dir.join(name), tmp.join(name)).unwrap();
-    }
+    let tmp = table_folder(&dir, "wdl", &["KQvK.rtbw", "KRvK.rtbw", "KQvKR.rtbw"]);
     let (tables, problems) = Tablebases::load(tmp.to_str().unwrap()).unwrap();
     assert!(problems.is_empty(), "{problems:?}");
     assert_eq!(tables.len(), 3);

@@ -65,6 +65,9 @@ fn refresh_side(net: &Network, board: &Board, c: Color) -> [i16; HIDDEN] {
 /// the board otherwise: across the d/e line of a mirroring net, or into
 /// another king bucket.
 fn changes_view(net: &Network, d: &Delta, us: Color) -> bool {
+    if !net.mirror && net.king_buckets <= 1 {
+        return false;
+    }
     let king = us.king();
     let from = d.sub.iter().find(|&&(p, _)| p == king).map(|&(_, s)| s);
     let to = d.add.iter().find(|&&(p, _)| p == king).map(|&(_, s)| s);
