@@ -547,6 +547,76 @@ fn move_picker_hands_out_each_legal_move_once_in_every_stage_combination() {
     assert!(combos.iter().all(|&n| n > 50), "{combos:?}");
 }
 
+/// Once the search says that every quiet move still to come would be
+/// pruned unless it gives check (`only_checking_quiets`), the picker hands
+/// out the same moves as before up to that point, then every remaining
+/// legal move except quiets that give no check (killers and counter-moves
+/// not yet tried may still come), each once: said after any number of
+/// moves, in every stage.
+#[test]
+fn move_picker_drops_only_non_checking_quiets_after_the_switch() {
+    use ferrum::chess::moves::gives_direct_check;
+    let (positions, _) = random_positions(0x0c4e_c500, 20);
+    let mut rng = StdRng::seed_from_u64(11);
+    let history = History::default();
+    let (mut dropped, mut checks_kept, mut cases) = (0usize, 0usize, 0usize);
+    for pos in positions.iter().filter(|p| !p.is_check()) {
+        let legal = pos.legal_moves();
+        let quiets: Vec<Move> = legal.iter().copied().filter(|&m| !is_noisy(m)).collect();
+        let pick = |rng: &mut StdRng| -> Option<Move> {
+            (!quiets.is_empty() && rng.random_range(0..3) != 0)
+                .then(|| quiets[rng.random_range(0..quiets.len())])
+        };
+        for _ in 0..4 {
+            let tt = rng
+                .random_bool(0.5)
+                .then(|| legal[rng.random_range(0..legal.len())]);
+            let (killers, counter) = ([pick(&mut rng), pick(&mut rng)], pick(&mut rng));
+            let full = picked(pos, MovePicker::new(tt, killers, counter, [None; 2]));
+            let switch = rng.random_range(0..=legal.len());
+            let mut picker = MovePicker::new(tt, killers, counter, [None; 2]);
+            let mut out = Vec::new();
+            if switch == 0 {
+                picker.only_checking_quiets(pos);
+            }
+            while let Some(m) = picker.next(pos, &history) {
+                out.push(m);
+                if out.len() == switch {
+                    picker.only_checking_quiets(pos);
+                }
+            }
+            let n = switch.min(out.len());
+            assert_eq!(out[..n], full[..n], "{pos:?}");
+            let mut seen = std::collections::HashSet::new();
+            for m in &out {
+                assert!(legal.contains(m), "{m:?} in {pos:?}");
+                assert!(seen.insert(*m), "{m:?} twice in {pos:?}");
+            }
+            for &m in &legal {
+                if seen.contains(&m) {
+                    if !is_noisy(m)
+                        && gives_direct_check(pos, m)
+                        && out[..n].iter().all(|&x| x != m)
+                    {
+                        checks_kept += 1;
+                    }
+                    continue;
+                }
+                assert!(
+                    !is_noisy(m) && !gives_direct_check(pos, m),
+                    "{m:?} dropped in {pos:?}"
+                );
+                dropped += 1;
+            }
+            cases += 1;
+        }
+    }
+    assert!(
+        cases > 1000 && dropped > 10_000 && checks_kept > 100,
+        "{cases} {dropped} {checks_kept}"
+    );
+}
+
 /// `is_legal` answers as shakmaty's `is_legal`, and `is_legal_quiet` as
 /// `!is_noisy(m) && is_legal(m)`, for every legal move of the position and
 /// of the positions before it (table moves, killers and counter-moves come

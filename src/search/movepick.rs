@@ -21,6 +21,7 @@ use arrayvec::ArrayVec;
 use shakmaty::{Chess, Color, Move, MoveList, Position};
 
 use crate::chess::movegen::{self, Pins};
+use crate::chess::moves;
 use crate::chess::see::piece_value;
 use crate::chess::see::see_ge;
 use crate::search::history::{Continuations, History};
@@ -78,6 +79,9 @@ pub struct MovePicker {
     /// handed out: a quiet move is compared with them only if its
     /// destination is among these (a cheap filter before the full test).
     handed_out_to: u64,
+    /// Set once every quiet move still to come that does not give check
+    /// would be pruned (see [`MovePicker::only_checking_quiets`]).
+    checks_only: bool,
 }
 
 impl MovePicker {
@@ -105,6 +109,7 @@ impl MovePicker {
             pins: None,
             skip_quiets: false,
             handed_out_to: 0,
+            checks_only: false,
         }
     }
 
@@ -191,6 +196,9 @@ impl MovePicker {
                         self.scores.extend((start..self.moves.len()).map(|_| 0));
                         self.quiets_ready = true;
                     }
+                    if self.checks_only {
+                        self.keep_checking_quiets(pos);
+                    }
                     let color = pos.turn();
                     self.score_quiets(color, history);
                     self.handed_out_to = self
@@ -224,6 +232,43 @@ impl MovePicker {
                 Stage::Done => return None,
             }
         }
+    }
+
+    /// Tells the picker that the search will prune every quiet move still to
+    /// come unless it gives check (late-move or futility pruning, which hold
+    /// for the rest of a node once they hold for one quiet move): the other
+    /// quiets are dropped at once, so they are never selected. The moves the
+    /// search goes on to see are the same; only checking quiets of equal
+    /// score may come in another order.
+    pub fn only_checking_quiets(&mut self, pos: &Chess) {
+        if self.checks_only {
+            return;
+        }
+        self.checks_only = true;
+        if self.stage == Stage::Quiets {
+            self.keep_checking_quiets(pos);
+        }
+    }
+
+    /// Keeps, of the quiet moves not yet handed out, those that give check
+    /// (in their order, with their scores).
+    fn keep_checking_quiets(&mut self, pos: &Chess) {
+        let from = if self.stage == Stage::Quiets {
+            self.cur
+        } else {
+            self.noisy_end
+        };
+        let mut kept = from;
+        for i in from..self.moves.len() {
+            let m = self.moves[i];
+            if moves::gives_direct_check(pos, m) {
+                self.moves[kept] = m;
+                self.scores[kept] = self.scores[i];
+                kept += 1;
+            }
+        }
+        self.moves.truncate(kept);
+        self.scores.truncate(kept);
     }
 
     /// Generates the noisy moves, scored; in check, every legal move (the

@@ -249,6 +249,12 @@ impl Worker<'_> {
                             // As in quiescence: the bound returned covers the pruned move.
                             best = best.max(futile);
                         }
+                        if late || futility {
+                            // Both hold for every quiet move still to come
+                            // (`searched` and alpha only grow): of those,
+                            // only checks can be searched.
+                            picker.only_checking_quiets(self.state.pos());
+                        }
                         continue;
                     }
                 }
