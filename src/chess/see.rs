@@ -95,9 +95,18 @@ pub fn see_ge(pos: &Chess, m: Move, threshold: i32) -> bool {
     res
 }
 
+/// Every piece of either colour that attacks `sq` through `occupied`: one
+/// lookup per kind of attack, shared by both colours (shakmaty's
+/// `attacks_to` answers for one colour at a time).
 fn attackers_to(pos: &Chess, sq: shakmaty::Square, occupied: Bitboard) -> Bitboard {
     let board = pos.board();
-    board.attacks_to(sq, Color::White, occupied) | board.attacks_to(sq, Color::Black, occupied)
+    let pawns = board.pawns();
+    (attacks::rook_attacks(sq, occupied) & (board.rooks() | board.queens()))
+        | (attacks::bishop_attacks(sq, occupied) & (board.bishops() | board.queens()))
+        | (attacks::knight_attacks(sq) & board.knights())
+        | (attacks::king_attacks(sq) & board.kings())
+        | (attacks::pawn_attacks(Color::Black, sq) & pawns & board.white())
+        | (attacks::pawn_attacks(Color::White, sq) & pawns & board.black())
 }
 
 #[cfg(test)]
@@ -108,6 +117,26 @@ mod tests {
 
     fn mv(pos: &Chess, uci: &str) -> Move {
         uci.parse::<UciMove>().unwrap().to_move(pos).unwrap()
+    }
+
+    /// The shared lookup finds exactly shakmaty's attackers of both colours.
+    #[test]
+    fn attackers_agree_with_shakmaty() {
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        ] {
+            let pos = parse_fen(fen, false).unwrap();
+            let board = pos.board();
+            for sq in shakmaty::Square::ALL {
+                for occupied in [board.occupied(), board.occupied() & !board.pawns()] {
+                    let want = board.attacks_to(sq, Color::White, occupied)
+                        | board.attacks_to(sq, Color::Black, occupied);
+                    assert_eq!(attackers_to(&pos, sq, occupied), want, "{sq:?} in {fen}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -129,12 +129,29 @@ impl GameState {
     /// Plays a legal move (legality is the caller's promise, as with
     /// `Position::play_unchecked`) and updates the key incrementally.
     pub fn play(&mut self, m: Move) {
-        self.play_and_hash(m);
+        self.play_with_key(m, |_| ());
+    }
+
+    /// [`play`](Self::play), calling `on_key` with the new position's key as
+    /// soon as it is known, before the position itself is updated (the
+    /// search prefetches the child's table entry with it, so that the
+    /// memory access overlaps the rest of the move).
+    #[inline]
+    pub fn play_with_key(&mut self, m: Move, on_key: impl FnMut(u64)) {
+        self.play_and_hash(m, on_key);
         self.checkers = self.pos.checkers();
     }
 
-    /// [`play`](Self::play) but for the checkers.
-    fn play_and_hash(&mut self, m: Move) {
+    /// [`play_with_key`](Self::play_with_key) but for the checkers.
+    #[inline]
+    fn play_and_hash(&mut self, m: Move, mut on_key: impl FnMut(u64)) {
+        // shakmaty only updates moves that leave no en passant square.
+        let quick = self
+            .pos
+            .update_zobrist_hash(Zobrist64(self.key), m, EnPassantMode::Legal);
+        if let Some(k) = quick {
+            on_key(k.0);
+        }
         self.undo.push(Undo {
             pos: self.pos.clone(),
             checkers: self.checkers,
@@ -148,11 +165,7 @@ impl GameState {
         } else {
             self.reversible + 1
         };
-        if let Some(k) = self
-            .pos
-            .update_zobrist_hash(Zobrist64(self.key), m, EnPassantMode::Legal)
-        {
-            // shakmaty only updates moves that leave no en passant square.
+        if let Some(k) = quick {
             self.pos.play_unchecked(m);
             self.key = k.0;
             self.ep_file = None;
@@ -182,6 +195,7 @@ impl GameState {
             k ^= Zobrist64::zobrist_for_en_passant_file(file);
         }
         self.key = k.0;
+        on_key(self.key);
     }
 
     /// Passes the move to the opponent (for null-move pruning). Returns

@@ -13,6 +13,12 @@
 //!    (generated only now);
 //! 5. the captures put aside in stage 2.
 //!
+//! Once the search tells it that late-move or futility pruning holds for
+//! the rest of the node ([`MovePicker::only_checking_quiets`]), the quiet
+//! moves that give no check are dropped unselected: those prunings would
+//! skip each of them anyway, and selecting them one by one was the picker's
+//! largest cost.
+//!
 //! In check every evasion is generated at once (shakmaty's generator). In
 //! quiescence search (not in check) only stages 1 and 2 run, and losing
 //! captures are dropped.

@@ -249,10 +249,11 @@ impl<'a> Worker<'a> {
     /// Plays `m` on the position and the accumulators.
     #[inline]
     pub(super) fn make(&mut self, m: Move) {
-        self.state.play(m);
-        // Ask for the child's table entry now: the accumulator update below
-        // hides some of the memory latency.
-        self.shared.tt.prefetch(self.state.key());
+        // Ask for the child's table entry as soon as its key is known: the
+        // rest of the move and the accumulator update hide some of the
+        // memory latency.
+        let tt = &self.shared.tt;
+        self.state.play_with_key(m, |key| tt.prefetch(key));
         if let Some(acc) = &mut self.nnue
             && let Some(before) = self.state.previous_pos()
         {
