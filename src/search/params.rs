@@ -4,6 +4,10 @@
 //! set them as UCI options (listed only when tuning is asked for, see
 //! [`tuning_enabled`]) and [`spsa_input`] writes them in OpenBench's SPSA
 //! input format.
+//!
+//! The defaults are SPSA run 2's values (20,000 games at 10,000 nodes a
+//! move, rounded to the nearest integer); docs/tuning.md has the run, each
+//! parameter's path and the matches that took them in.
 
 /// One tunable parameter: its UCI name (the field's name), default and range.
 #[derive(Clone, Copy, Debug)]
@@ -67,61 +71,61 @@ macro_rules! params {
 
 params! {
     /// Reverse futility pruning: the deepest node, and the margin per ply.
-    rfp_depth = 7, 1..=16;
-    rfp_margin = 75, 20..=200;
+    rfp_depth = 5, 1..=16;
+    rfp_margin = 82, 20..=200;
     /// Null-move pruning: the shallowest node, the base reduction, the
     /// depth divisor that adds to it, and the eval margin per extra ply.
     nmp_depth = 3, 1..=8;
     nmp_base = 3, 1..=6;
     nmp_divisor = 4, 2..=8;
-    nmp_eval_divisor = 200, 50..=500;
+    nmp_eval_divisor = 206, 50..=500;
     /// Late-move reductions: the shallowest node, the first move number
     /// reduced, the table's base and divisor (both in hundredths), and one
     /// ply less per this much quiet history (butterfly plus continuation).
-    lmr_depth = 3, 1..=6;
+    lmr_depth = 4, 1..=6;
     lmr_moves = 3, 1..=8;
-    lmr_base = 75, 0..=200;
-    lmr_divisor = 225, 100..=400;
-    lmr_history_divisor = 8192, 2048..=32768;
+    lmr_base = 87, 0..=200;
+    lmr_divisor = 208, 100..=400;
+    lmr_history_divisor = 7715, 2048..=32768;
     /// Late-move reductions: this many plies less for a quiet move of a
     /// piece that attacks the enemy king's zone ([`crate::chess::moves::attacks_king_zone`]).
-    lmr_king_zone = 1, 0..=3;
+    lmr_king_zone = 0, 0..=3;
     /// Late-move reductions of noisy moves: one ply less per this much capture history.
-    lmr_capture_divisor = 4096, 1024..=16384;
+    lmr_capture_divisor = 3911, 1024..=16384;
     /// Re-search after a reduced search beat alpha: one ply deeper when it
     /// beat the best value by this margin (plus 2 per ply), one shallower
     /// when by less than this one.
-    lmr_deeper_margin = 40, 0..=200;
-    lmr_shallower_margin = 10, 0..=100;
+    lmr_deeper_margin = 36, 0..=200;
+    lmr_shallower_margin = 7, 0..=100;
     /// Late-move pruning: quiets beyond `lmp_base + depth^2` at shallow depth.
     lmp_depth = 8, 1..=16;
     lmp_base = 3, 0..=10;
     /// Futility pruning of quiet moves: depth limit, base and per-ply margins.
     futility_depth = 7, 1..=16;
-    futility_base = 90, 0..=300;
-    futility_margin = 90, 20..=300;
+    futility_base = 77, 0..=300;
+    futility_margin = 85, 20..=300;
     /// SEE pruning: the deepest node and the thresholds per ply for captures and quiets.
-    see_depth = 7, 1..=16;
-    see_noisy_margin = -90, -300..=0;
-    see_quiet_margin = -50, -300..=0;
+    see_depth = 6, 1..=16;
+    see_noisy_margin = -75, -300..=0;
+    see_quiet_margin = -45, -300..=0;
     /// History pruning: quiets whose history is below `-history_prune_margin`
     /// per ply, up to this depth.
     history_prune_depth = 4, 0..=10;
-    history_prune_margin = 2048, 256..=8192;
+    history_prune_margin = 1989, 256..=8192;
     /// Singular extensions: the shallowest node, the margin per ply below
     /// the table value, the margin for a double extension and the most
     /// double extensions on one line.
     se_depth = 8, 4..=14;
     se_margin = 2, 1..=6;
-    se_double_margin = 25, 0..=100;
+    se_double_margin = 24, 0..=100;
     se_double_limit = 6, 0..=16;
     /// Internal iterative reduction: the shallowest node without a table move.
     iir_depth = 4, 2..=10;
     /// Aspiration windows: the first depth and the initial half-width.
     aspiration_depth = 4, 1..=10;
-    aspiration_delta = 20, 5..=100;
+    aspiration_delta = 25, 5..=100;
     /// Quiescence delta pruning margin.
-    delta_margin = 200, 0..=1000;
+    delta_margin = 397, 0..=1000;
 }
 
 /// Whether the parameters are offered as UCI options: in a build with the
