@@ -15,7 +15,7 @@ games=${2:-40}
 tc=${3:-10+0.1}
 concurrency=${4:-2}
 shift $(( $# < 4 ? $# : 4 ))
-elos=("${@:-1500 2000 2400}")
+elos=("${@:-1500 2000 2400 2850}")
 book=${BOOK:-../shared/data/openings/noob_3moves.epd}
 stockfish=${STOCKFISH:-/usr/games/stockfish}
 

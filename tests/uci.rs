@@ -35,7 +35,7 @@ fn handshake_lists_every_option() {
         "option name Use NNUE type check default true",
         eval_file.as_str(),
         "option name UCI_LimitStrength type check default false",
-        "option name UCI_Elo type spin default 1500 min 1350 max 2400",
+        "option name UCI_Elo type spin default 1500 min 1350 max 2850",
         "option name Skill Level type spin default 20 min 0 max 20",
         "option name UCI_ShowWDL type check default false",
         "option name UCI_AnalyseMode type check default false",

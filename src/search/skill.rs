@@ -16,9 +16,9 @@ use shakmaty::Move;
 /// The range of `UCI_Elo` (Stockfish 15.1's lowest, 1350, is the lowest
 /// that could be calibrated against it).
 pub const MIN_ELO: i64 = 1350;
-/// Full strength measured about 2400 on Stockfish 15.1's `UCI_Elo` scale
-/// at 10+0.1 (docs/strength.md), so that is the top.
-pub const MAX_ELO: i64 = 2400;
+/// Full strength measured level with Stockfish 15.1's top `UCI_Elo`, 2850, at
+/// 10+0.1 (docs/strength.md, round 6), so that is the top.
+pub const MAX_ELO: i64 = 2850;
 pub const DEFAULT_ELO: i64 = 1500;
 /// `Skill Level` at which Ferrum plays at full strength.
 pub const MAX_LEVEL: i64 = 20;
@@ -47,17 +47,19 @@ impl Skill {
 
     /// The level that plays at `elo` (the calibration in docs/strength.md).
     pub fn level_for_elo(elo: i64) -> f64 {
-        // (Elo, level) points, linear in between: the Elo levels 5.56,
-        // 11.11, 15.56 and 17.47 measured against Stockfish 15.1 at
-        // 10+0.1, extended at the measured slope down to 1350; full
-        // strength (level 20) measured about 2400.
-        const POINTS: [(f64, f64); 6] = [
-            (1350.0, 3.78),
-            (1430.0, 5.56),
-            (1681.0, 11.11),
-            (2099.0, 15.56),
-            (2197.0, 17.47),
-            (2400.0, 20.0),
+        // (Elo, level) points, linear in between. Round 6 (SPSA-tuned
+        // search, docs/strength.md): level 7.11 played at about 1676 and
+        // level 14.51 at about 2180 against Stockfish 15.1 at 10+0.1, so
+        // those are the points, extended at their slope (68 Elo a level)
+        // down to 1350; full strength (level 20) scored level with
+        // Stockfish's 2850 and about +215 against its 2400, which puts
+        // 2400 near level 17.3 (measured in round 6's check).
+        const POINTS: [(f64, f64); 5] = [
+            (1350.0, 2.32),
+            (1676.0, 7.11),
+            (2180.0, 14.51),
+            (2400.0, 17.3),
+            (2850.0, 20.0),
         ];
         let e = (elo as f64).clamp(POINTS[0].0, POINTS[POINTS.len() - 1].0);
         for w in POINTS.windows(2) {
