@@ -125,6 +125,19 @@ mod tests {
     }
 
     #[test]
+    fn the_map_rises_with_elo_and_only_its_top_is_full_strength() {
+        let mut last = f64::MIN;
+        for elo in (MIN_ELO..=MAX_ELO).step_by(10) {
+            let level = Skill::level_for_elo(elo);
+            assert!(level > last, "{elo}: {level} after {last}");
+            last = level;
+        }
+        assert_eq!(Skill::level_for_elo(MAX_ELO), MAX_LEVEL as f64);
+        assert!(Skill::from_options(true, 2400, 20).is_some());
+        assert!(Skill::from_options(true, MAX_ELO - 1, 20).is_some());
+    }
+
+    #[test]
     fn picks_stay_within_the_allowed_loss() {
         let pos = Chess::default();
         let moves: Vec<Move> = pos.legal_moves().into_iter().take(4).collect();
