@@ -344,11 +344,14 @@ impl Worker<'_> {
                         r -= i32::from(killer);
                         r -= hist / self.p.lmr_history_divisor;
                         // A piece joining an attack on the king: the threat
-                        // behind a sacrifice shows only at full depth.
-                        if self
-                            .state
-                            .previous_pos()
-                            .is_some_and(|before| moves::attacks_king_zone(before, m))
+                        // behind a sacrifice shows only at full depth
+                        // (not looked for when the parameter is 0, its
+                        // tuned default).
+                        if self.p.lmr_king_zone != 0
+                            && self
+                                .state
+                                .previous_pos()
+                                .is_some_and(|before| moves::attacks_king_zone(before, m))
                         {
                             r -= self.p.lmr_king_zone;
                         }
