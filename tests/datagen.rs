@@ -194,3 +194,60 @@ fn games_that_reach_the_tablebases_end_with_their_result() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn train_loss_only_reports_the_nets_loss_on_all_the_data_and_trains_nothing() {
+    use ferrum::tools::train::{FloatNet, mean_loss};
+    let dir = temp_dir("loss");
+    let cfg = config(&dir, "a", 2);
+    datagen::run(&cfg, &AtomicBool::new(false), &|_| {}).unwrap();
+    let records = read_records(&cfg.out).unwrap();
+    let net_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("nets/ferrum-n10.nnue");
+    let net = FloatNet::from_checkpoint_or_net(&std::fs::read(&net_path).unwrap()).unwrap();
+    let out = dir.join("never.nnue");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "train".to_string(),
+            cfg.out.display().to_string(),
+            "--out".to_string(),
+            out.display().to_string(),
+            "--checkpoints".to_string(),
+            dir.join("ck").display().to_string(),
+            "--loss-only".to_string(),
+            "--wdl".to_string(),
+            "0.5".to_string(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        std::process::Command::new(env!("CARGO_BIN_EXE_ferrum"))
+            .args(&args)
+            .output()
+            .unwrap()
+    };
+
+    let o = run(&["--resume", &net_path.display().to_string()]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    // "N positions: loss A (scores, wdl 0)  B (results, wdl 1)  C (wdl 0.5)"
+    assert!(
+        text.starts_with(&format!("{} positions: loss ", records.len())),
+        "{text}"
+    );
+    let numbers: Vec<f64> = text
+        .split_whitespace()
+        .filter(|w| w.contains('.') && !w.contains(')'))
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let expected = [0.0, 1.0, 0.5].map(|w| mean_loss(&net, &records, w, 1));
+    assert_eq!(numbers.len(), 3, "{text}");
+    for (got, want) in numbers.iter().zip(expected) {
+        assert!((got - want).abs() < 2e-6, "{got} against {want}: {text}");
+    }
+    // The three differ (the results are not the scores), and nothing was trained or written.
+    assert!((expected[0] - expected[1]).abs() > 1e-4, "{expected:?}");
+    assert!(!out.exists() && !dir.join("ck").exists());
+
+    // Without a net to measure, it is refused with a message that names the flag.
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--resume"));
+}

@@ -64,6 +64,11 @@ pub(super) struct TrainArgs {
     /// mirrors already is trained as it is).
     #[arg(long)]
     augment_mirror: bool,
+    /// Train nothing: print the loss of the `--resume` net on all the data, against the
+    /// scores alone (`--wdl 0`), the results alone (`--wdl 1`) and the `--wdl` blend. With
+    /// data searched deeper than the net's own training data, a cheap first screen of nets.
+    #[arg(long, requires = "resume")]
+    loss_only: bool,
 }
 
 /// `ferrum train`: loads and splits the data, trains, writes a net after
@@ -114,6 +119,18 @@ pub(super) fn run(args: &TrainArgs) -> ExitCode {
             ..FloatNet::random(args.seed)
         },
     };
+    if args.loss_only {
+        let threads = usize::from(args.threads);
+        let wdl = cfg.wdl;
+        println!(
+            "{} positions: loss {:.6} (scores, wdl 0)  {:.6} (results, wdl 1)  {:.6} (wdl {wdl})",
+            records.len(),
+            train::mean_loss(&net, &records, 0.0, threads),
+            train::mean_loss(&net, &records, 1.0, threads),
+            train::mean_loss(&net, &records, wdl, threads),
+        );
+        return ExitCode::SUCCESS;
+    }
     if args.output_buckets && net.buckets() == 1 {
         net = net.with_output_buckets();
     }
