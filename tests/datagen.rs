@@ -250,4 +250,5 @@ fn train_loss_only_reports_the_nets_loss_on_all_the_data_and_trains_nothing() {
     let o = run(&[]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--resume"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -65,8 +65,8 @@ pub(super) struct TrainArgs {
     #[arg(long)]
     augment_mirror: bool,
     /// Train nothing: print the loss of the `--resume` net on all the data, against the
-    /// scores alone (`--wdl 0`), the results alone (`--wdl 1`) and the `--wdl` blend. With
-    /// data searched deeper than the net's own training data, a cheap first screen of nets.
+    /// scores alone (`--wdl 0`), the results alone (`--wdl 1`) and the `--wdl` blend: a
+    /// measure for comparing nets on data none of them saw, not a substitute for games.
     #[arg(long, requires = "resume")]
     loss_only: bool,
 }
