@@ -654,10 +654,12 @@ fn king_buckets_agree_in_engine_and_trainer_and_start_from_the_net_they_copy() {
         }
         assert_eq!(used.len(), 4, "{used:?}");
     }
-    // The embedded net copied into four sets evaluates every position
-    // exactly as itself; its file says so (flag bit 2) and round-trips,
-    // and a checkpoint of it too.
-    let n10 = default_net().unwrap();
+    // A one-set net (n10, kept in nets/) copied into four sets evaluates
+    // every position exactly as itself; its file says so (flag bit 2) and
+    // round-trips, and a checkpoint of it too.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("nets/ferrum-n10.nnue");
+    let n10 = Network::from_bytes(&std::fs::read(path).unwrap()).unwrap();
+    assert_eq!(n10.king_buckets, 1);
     let copied = FloatNet::dequantise(&n10).with_king_buckets();
     let q = copied.quantise();
     assert_eq!(q.king_buckets, 4);

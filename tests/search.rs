@@ -230,7 +230,8 @@ fn win_at_chess_fixed_nodes() {
 /// One ply less reduction for quiet moves joining an attack on the king
 /// (bench 944253, level in 1000 fixed-node games): 249 here, while WAC
 /// revised at 1 s goes 294 → 296 (a deeper look at fewer quiet moves costs
-/// depth at this small budget).
+/// depth at this small budget). The SPSA-tuned parameters (bench 793007):
+/// 254. Net n15 (bench 860157): 254.
 const WAC_SOLVED_AT_100K: usize = 249;
 
 fn score_at_depth(fen: &str, moves: &[&str], depth: i32) -> i32 {
