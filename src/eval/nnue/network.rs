@@ -26,9 +26,9 @@ pub const MAGIC: &[u8; 4] = b"FRNN";
 pub const VERSION: u32 = 1;
 /// The file name of the embedded net, as `uci` shows it for `EvalFile`
 /// (no word `default` in it: python-chess splits option lines on that word).
-pub const DEFAULT_NAME: &str = "ferrum-n15.nnue";
+pub const DEFAULT_NAME: &str = "ferrum-n16.nnue";
 
-static EMBEDDED: &[u8] = include_bytes!("../../../nets/ferrum-n15.nnue");
+static EMBEDDED: &[u8] = include_bytes!("../../../nets/ferrum-n16.nnue");
 
 /// Quantised weights of a 768 → `HIDDEN` ×2 → 1 perspective network.
 #[derive(Clone)]
