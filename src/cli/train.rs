@@ -64,6 +64,13 @@ pub(super) struct TrainArgs {
     /// mirrors already is trained as it is).
     #[arg(long)]
     augment_mirror: bool,
+    /// AdamW's decoupled weight decay.
+    #[arg(long, default_value_t = 0.01)]
+    weight_decay: f32,
+    /// Decay the weights toward the `--resume` net instead of toward zero (L2-SP), so a
+    /// fine-tune on a few new positions keeps near what its parent learnt.
+    #[arg(long, requires = "resume")]
+    anchor: bool,
     /// Train nothing: print the loss of the `--resume` net on all the data, against the
     /// scores alone (`--wdl 0`), the results alone (`--wdl 1`) and the `--wdl` blend: a
     /// measure for comparing nets on data none of them saw, not a substitute for games.
@@ -101,6 +108,8 @@ pub(super) fn run(args: &TrainArgs) -> ExitCode {
         seed: args.seed,
         out_dir: args.checkpoints.clone(),
         augment_mirror: args.augment_mirror,
+        weight_decay: args.weight_decay.max(0.0),
+        anchor: args.anchor,
         ..TrainConfig::default()
     };
     let mut net = match &args.resume {

@@ -352,8 +352,13 @@ pub struct TrainConfig {
     /// Starting learning rate; it falls along a cosine to `lr_end`.
     pub lr: f32,
     pub lr_end: f32,
-    /// AdamW weight decay.
+    /// AdamW weight decay (decoupled: each step takes `lr · decay` of every
+    /// weight's distance from its anchor off).
     pub weight_decay: f32,
+    /// Decay toward the starting net instead of toward zero (L2-SP): a
+    /// fine-tune on a few new positions then stays near what its parent
+    /// learnt from data that may no longer exist.
+    pub anchor: bool,
     /// The game result's share of the target.
     pub wdl: f32,
     pub threads: usize,
@@ -394,6 +399,7 @@ impl Default for TrainConfig {
             out_dir: PathBuf::from("nets/train"),
             verbose: true,
             augment_mirror: false,
+            anchor: false,
         }
     }
 }
@@ -447,19 +453,37 @@ impl Adam {
     const B2: f32 = 0.999;
     const EPS: f32 = 1e-8;
 
-    fn step(&mut self, net: &mut FloatNet, grad: &FloatNet, lr: f32, decay: f32) {
+    /// One AdamW step; the decay pulls each weight toward its value in
+    /// `anchor` (toward zero without one).
+    fn step(
+        &mut self,
+        net: &mut FloatNet,
+        grad: &FloatNet,
+        lr: f32,
+        decay: f32,
+        anchor: Option<&FloatNet>,
+    ) {
         self.t += 1;
         let c1 = 1.0 - Self::B1.powi(self.t);
         let c2 = 1.0 - Self::B2.powi(self.t);
         let params = net.params_mut();
         let ms = self.m.params_mut();
         let vs = self.v.params_mut();
-        for (((p, g), m), v) in params.into_iter().zip(grad.params()).zip(ms).zip(vs) {
+        let anchors = anchor.map(FloatNet::params);
+        for (k, (((p, g), m), v)) in params
+            .into_iter()
+            .zip(grad.params())
+            .zip(ms)
+            .zip(vs)
+            .enumerate()
+        {
+            let a = anchors.as_ref().map(|a| a[k]);
             for i in 0..p.len() {
                 m[i] = Self::B1 * m[i] + (1.0 - Self::B1) * g[i];
                 v[i] = Self::B2 * v[i] + (1.0 - Self::B2) * g[i] * g[i];
                 let update = (m[i] / c1) / ((v[i] / c2).sqrt() + Self::EPS);
-                p[i] -= lr * (update + decay * p[i]);
+                let from = a.map_or(0.0, |a| a[i]);
+                p[i] -= lr * (update + decay * (p[i] - from));
                 p[i] = p[i].clamp(-WEIGHT_CLIP, WEIGHT_CLIP);
             }
         }
@@ -499,6 +523,7 @@ pub fn train(
         t: 0,
     };
     let mut grads: Vec<FloatNet> = (0..threads).map(|_| net.zeros_like()).collect();
+    let anchor = cfg.anchor.then(|| net.clone());
     let mut rng = StdRng::seed_from_u64(cfg.seed ^ 0x9e37_79b9_7f4a_7c15);
     let batches_per_epoch = train.len().div_ceil(batch).max(1);
     let total_batches = (batches_per_epoch * cfg.epochs).max(1);
@@ -562,7 +587,7 @@ pub fn train(
             for p in first[0].params_mut() {
                 p.iter_mut().for_each(|x| *x *= inv);
             }
-            adam.step(net, &first[0], lr, cfg.weight_decay);
+            adam.step(net, &first[0], lr, cfg.weight_decay, anchor.as_ref());
             loss_sum += losses.iter().sum::<f64>();
             if cfg.verbose && (b + 1) % 50 == 0 {
                 let seen = ((b + 1) * batch).min(train.len());
