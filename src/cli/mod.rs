@@ -172,3 +172,31 @@ pub(super) fn progress_bar(len: u64) -> ProgressBar {
     bar.set_prefix("solved 0");
     bar
 }
+
+/// Parses a number from `lo` to `hi` for clap, so that an option out of range is refused
+/// with its name (a usage error) rather than quietly clamped.
+fn number_in(s: &str, lo: f64, hi: f64) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if v.is_finite() && (lo..=hi).contains(&v) {
+        Ok(v)
+    } else if hi == f64::MAX {
+        Err(format!("{s} is not a finite number of at least {lo}"))
+    } else {
+        Err(format!("{s} is not between {lo} and {hi}"))
+    }
+}
+
+/// A finite number of at least 0 (learning rates, weight decay).
+pub(super) fn non_negative(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0, f64::MAX)
+}
+
+/// A number from 0 to 1 (the game result's weight in a training target).
+pub(super) fn fraction(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0, 1.0)
+}
+
+/// A number from 0 to 0.5 (the share of the data held out for validation).
+pub(super) fn held_out_share(s: &str) -> Result<f64, String> {
+    number_in(s, 0.0, 0.5)
+}

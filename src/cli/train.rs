@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use clap::Args;
 
+use super::{fraction, held_out_share, non_negative};
 use crate::tools::datagen;
 
 /// Arguments of `ferrum train`.
@@ -32,16 +33,16 @@ pub(super) struct TrainArgs {
     #[arg(long, default_value_t = 16384, value_parser = clap::value_parser!(u64).range(1..))]
     batch_size: u64,
     /// Starting learning rate (AdamW); it falls along a cosine to --lr-end.
-    #[arg(long, default_value_t = 0.001)]
-    lr: f32,
+    #[arg(long, default_value_t = 0.001, value_parser = non_negative, allow_negative_numbers = true)]
+    lr: f64,
     /// Learning rate at the end of the last epoch.
-    #[arg(long, default_value_t = 0.00001)]
-    lr_end: f32,
-    /// Weight of the game result in the target; the rest is sigmoid(score / 400).
-    #[arg(long, default_value_t = 0.25)]
-    wdl: f32,
-    /// Share of the (shuffled) data held out for the validation loss.
-    #[arg(long, default_value_t = 0.02)]
+    #[arg(long, default_value_t = 0.00001, value_parser = non_negative, allow_negative_numbers = true)]
+    lr_end: f64,
+    /// Weight of the game result in the target (0 to 1); the rest is sigmoid(score / 400).
+    #[arg(long, default_value_t = 0.25, value_parser = fraction, allow_negative_numbers = true)]
+    wdl: f64,
+    /// Share of the (shuffled) data held out for the validation loss (0 to 0.5).
+    #[arg(long, default_value_t = 0.02, value_parser = held_out_share, allow_negative_numbers = true)]
     validation: f64,
     /// Threads.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=256))]
@@ -64,9 +65,9 @@ pub(super) struct TrainArgs {
     /// mirrors already is trained as it is).
     #[arg(long)]
     augment_mirror: bool,
-    /// AdamW's decoupled weight decay.
-    #[arg(long, default_value_t = 0.01)]
-    weight_decay: f32,
+    /// AdamW's decoupled weight decay (0 or more).
+    #[arg(long, default_value_t = 0.01, value_parser = non_negative, allow_negative_numbers = true)]
+    weight_decay: f64,
     /// Decay the weights toward the `--resume` net instead of toward zero (L2-SP), so a
     /// fine-tune on a few new positions keeps near what its parent learnt.
     #[arg(long, requires = "resume")]
@@ -100,15 +101,15 @@ pub(super) fn run(args: &TrainArgs) -> ExitCode {
     let cfg = TrainConfig {
         epochs: args.epochs as usize,
         batch_size: args.batch_size as usize,
-        lr: args.lr,
-        lr_end: args.lr_end,
-        wdl: args.wdl.clamp(0.0, 1.0),
-        validation: args.validation.clamp(0.0, 0.5),
+        lr: args.lr as f32,
+        lr_end: args.lr_end as f32,
+        wdl: args.wdl as f32,
+        validation: args.validation,
         threads: args.threads as usize,
         seed: args.seed,
         out_dir: args.checkpoints.clone(),
         augment_mirror: args.augment_mirror,
-        weight_decay: args.weight_decay.max(0.0),
+        weight_decay: args.weight_decay as f32,
         anchor: args.anchor,
         ..TrainConfig::default()
     };

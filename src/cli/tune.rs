@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use clap::Args;
 
+use super::fraction;
 use crate::tools::tune;
 
 /// Where `ferrum tune` starts.
@@ -29,8 +30,8 @@ pub(super) struct TuneArgs {
     /// Adam step size in centipawns.
     #[arg(long, default_value_t = 2.0)]
     lr: f64,
-    /// Weight of the game result in the target; the rest is the search score.
-    #[arg(long, default_value_t = 0.5)]
+    /// Weight of the game result in the target (0 to 1); the rest is the search score.
+    #[arg(long, default_value_t = 0.5, value_parser = fraction, allow_negative_numbers = true)]
     wdl: f64,
     /// Threads.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=256))]
@@ -62,7 +63,7 @@ pub(super) fn run(args: &TuneArgs) -> ExitCode {
         threads: args.threads as usize,
         epochs: args.epochs,
         lr: args.lr,
-        wdl: args.wdl.clamp(0.0, 1.0),
+        wdl: args.wdl,
         ..tune::TuneConfig::default()
     };
     eprintln!(
