@@ -256,50 +256,43 @@ fn train_loss_only_reports_the_nets_loss_on_all_the_data_and_trains_nothing() {
 #[test]
 fn train_refuses_numbers_out_of_range_naming_the_option() {
     let missing = temp_dir("train-range").join("absent.bin");
-    let run = |opt: &str, value: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_ferrum"))
-            .args(["train", &missing.display().to_string(), opt, value])
+    // (exit code, stderr) of `ferrum COMMAND absent.bin OPT VALUE`
+    let run = |command: &str, opt: &str, value: &str| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_ferrum"))
+            .args([command, &missing.display().to_string(), opt, value])
             .output()
-            .unwrap()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
     };
-    for (opt, value) in [
-        ("--weight-decay", "-0.5"),
-        ("--weight-decay", "NaN"),
-        ("--lr", "-0.001"),
-        ("--lr-end", "inf"),
-        ("--wdl", "1.5"),
-        ("--wdl", "-0.1"),
-        ("--validation", "0.9"),
+    // clap's usage error (exit code 2) names the option and the value; nothing is read.
+    for (command, opt, value) in [
+        ("train", "--weight-decay", "-0.5"),
+        ("train", "--weight-decay", "NaN"),
+        ("train", "--lr", "-0.001"),
+        ("train", "--lr-end", "inf"),
+        ("train", "--wdl", "1.5"),
+        ("train", "--wdl", "-0.1"),
+        ("train", "--validation", "0.9"),
+        ("tune", "--wdl", "2"),
     ] {
-        let o = run(opt, value);
-        let err = String::from_utf8_lossy(&o.stderr);
-        // clap's usage error: exit code 2, the option named, nothing trained.
-        assert_eq!(o.status.code(), Some(2), "{opt} {value}: {err}");
+        let (code, err) = run(command, opt, value);
+        assert_eq!(code, Some(2), "{command} {opt} {value}: {err}");
         assert!(
             err.contains(opt) && err.contains(value),
-            "{opt} {value}: {err}"
+            "{command} {opt} {value}: {err}"
         );
     }
-    // `ferrum tune` (the hand-crafted evaluation's tuner) takes the same result weight.
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ferrum"))
-        .args(["tune", &missing.display().to_string(), "--wdl", "2"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("--wdl") && err.contains("between 0 and 1"),
-        "{err}"
-    );
     // The edges are accepted: the run gets past its arguments to the missing data.
     for (opt, value) in [
         ("--weight-decay", "0"),
         ("--wdl", "1"),
         ("--validation", "0.5"),
     ] {
-        let o = run(opt, value);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{opt} {value}: {err}");
+        let (code, err) = run("train", opt, value);
+        assert_eq!(code, Some(1), "{opt} {value}: {err}");
         assert!(err.starts_with("ferrum train: "), "{opt} {value}: {err}");
     }
 }
