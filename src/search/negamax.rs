@@ -119,14 +119,7 @@ impl Worker<'_> {
 
         // Step 5. Static evaluation (as the table has it, when it does),
         // corrected by what searches found in this pawn structure.
-        let raw_eval = if in_check {
-            NONE
-        } else {
-            entry
-                .map(|e| e.eval)
-                .filter(|&e| e != NONE)
-                .unwrap_or_else(|| self.evaluate())
-        };
+        let raw_eval = self.raw_static_eval(entry, in_check);
         let eval = self.corrected(raw_eval);
         self.evals[p] = eval;
         let improving =

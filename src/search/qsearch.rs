@@ -3,7 +3,7 @@
 //! is never taken in the middle of an exchange.
 
 use crate::chess::moves;
-use crate::chess::score::{INFINITE, MAX_PLY, NONE, mated_in};
+use crate::chess::score::{INFINITE, MAX_PLY, mated_in};
 use crate::search::movepick::MovePicker;
 use crate::search::tt::{Bound, value_to_tt};
 use crate::search::worker::Worker;
@@ -36,14 +36,7 @@ impl Worker<'_> {
         }
         let tt_move = entry.and_then(|e| moves::unpack(self.state.pos(), e.mv));
 
-        let raw_eval = if in_check {
-            NONE
-        } else {
-            entry
-                .map(|e| e.eval)
-                .filter(|&e| e != NONE)
-                .unwrap_or_else(|| self.evaluate())
-        };
+        let raw_eval = self.raw_static_eval(entry, in_check);
         let stand_pat = if in_check {
             -INFINITE
         } else {

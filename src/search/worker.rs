@@ -19,6 +19,7 @@ use crate::search::iterate::RootLine;
 use crate::search::params::Params;
 use crate::search::smp::{Shared, Start};
 use crate::search::time::TimeBudget;
+use crate::search::tt::Entry;
 
 /// Counts nodes in batches into the shared counter.
 pub(super) const NODE_BATCH: u64 = 512;
@@ -226,6 +227,20 @@ impl<'a> Worker<'a> {
             .flatten()
             .copied()
             .collect()
+    }
+
+    /// The uncorrected static evaluation of a node: `NONE` in check, else the
+    /// one the table entry stored with the position, else [`Self::evaluate`].
+    #[inline]
+    pub(super) fn raw_static_eval(&self, entry: Option<Entry>, in_check: bool) -> i32 {
+        if in_check {
+            NONE
+        } else {
+            entry
+                .map(|e| e.eval)
+                .filter(|&e| e != NONE)
+                .unwrap_or_else(|| self.evaluate())
+        }
     }
 
     /// Static evaluation of the current position for the side to move:
