@@ -149,6 +149,27 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// Pawn captures of `them` (promotions to every piece included), toward
+    /// the a-file first, then toward the h-file.
+    #[inline]
+    fn pawn_captures(&self, pawns: Bitboard, them: Bitboard, moves: &mut MoveList) {
+        let board = self.pos.board();
+        let fwd = self.forward();
+        for side in [-1, 1] {
+            let step = fwd + side;
+            let edge = Bitboard::from_file(if side < 0 { File::A } else { File::H });
+            let captures = (pawns & !edge).shift(step) & them;
+            for to in captures & !Bitboard::BACKRANKS {
+                let from = to.offset(-step).expect("a capture comes from the board");
+                self.push(moves, Role::Pawn, from, to);
+            }
+            for to in captures & Bitboard::BACKRANKS {
+                let from = to.offset(-step).expect("a capture comes from the board");
+                self.promotions(moves, from, to, &ALL_PROMOTIONS, board.role_at(to));
+            }
+        }
+    }
+
     /// En passant captures that do not expose the king.
     fn en_passant(&self, moves: &mut MoveList) {
         let Some(to) = self.pos.maybe_ep_square() else {
@@ -248,21 +269,8 @@ pub fn noisy_moves(pos: &Chess, pins: Pins, moves: &mut MoveList) {
     let them = board.by_color(!cx.us);
     let pawns = pos.our(Role::Pawn);
     cx.en_passant(moves);
-    // Pawn captures toward the a-file, then toward the h-file.
+    cx.pawn_captures(pawns, them, moves);
     let fwd = cx.forward();
-    for side in [-1, 1] {
-        let step = fwd + side;
-        let edge = Bitboard::from_file(if side < 0 { File::A } else { File::H });
-        let captures = (pawns & !edge).shift(step) & them;
-        for to in captures & !Bitboard::BACKRANKS {
-            let from = to.offset(-step).expect("a capture comes from the board");
-            cx.push(moves, Role::Pawn, from, to);
-        }
-        for to in captures & Bitboard::BACKRANKS {
-            let from = to.offset(-step).expect("a capture comes from the board");
-            cx.promotions(moves, from, to, &ALL_PROMOTIONS, board.role_at(to));
-        }
-    }
     // Pushes to the last rank, as a queen.
     let pushes = pawns.shift(fwd) & !board.occupied() & Bitboard::BACKRANKS;
     for to in pushes {
@@ -316,20 +324,8 @@ pub fn all_moves(pos: &Chess, pins: Pins, moves: &mut MoveList) {
     let empty = !board.occupied();
     let pawns = pos.our(Role::Pawn);
     cx.en_passant(moves);
+    cx.pawn_captures(pawns, them, moves);
     let fwd = cx.forward();
-    for side in [-1, 1] {
-        let step = fwd + side;
-        let edge = Bitboard::from_file(if side < 0 { File::A } else { File::H });
-        let captures = (pawns & !edge).shift(step) & them;
-        for to in captures & !Bitboard::BACKRANKS {
-            let from = to.offset(-step).expect("a capture comes from the board");
-            cx.push(moves, Role::Pawn, from, to);
-        }
-        for to in captures & Bitboard::BACKRANKS {
-            let from = to.offset(-step).expect("a capture comes from the board");
-            cx.promotions(moves, from, to, &ALL_PROMOTIONS, board.role_at(to));
-        }
-    }
     let singles = pawns.shift(fwd) & empty;
     for to in singles & !Bitboard::BACKRANKS {
         let from = to.offset(-fwd).expect("a push comes from the board");
