@@ -111,6 +111,18 @@ class Stats:
         self.by_engine = {}  # (fault, engine name) -> count
         self.time_fractions = []
 
+    def add_pair(self, s1, s2):
+        """Counts a colour-swapped pair: each game's score (1, 0.5 or 0) from
+        the same engine's view. The caller holds `lock` where games run at once."""
+        for s in (s1, s2):
+            if s == 1:
+                self.w += 1
+            elif s == 0:
+                self.l += 1
+            else:
+                self.d += 1
+        self.penta[int(round((s1 + s2) * 2))] += 1
+
     def llr(self, elo0, elo1):
         """Pentanomial log-likelihood ratio (normal approximation)."""
         n = sum(self.penta)
@@ -408,14 +420,7 @@ def main():
         r2, g2 = play_game(b, a, fen, tc, args, stats, 2 * i + 2)
         s1, s2 = r1, 1 - r2  # from a's view
         with stats.lock:
-            for s in (s1, s2):
-                if s == 1:
-                    stats.w += 1
-                elif s == 0:
-                    stats.l += 1
-                else:
-                    stats.d += 1
-            stats.penta[int(round((s1 + s2) * 2))] += 1
+            stats.add_pair(s1, s2)
         if pgn_out:
             with pgn_lock:
                 print(g1, file=pgn_out, end="\n\n")

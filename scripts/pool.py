@@ -55,22 +55,15 @@ def pool(paths, engine):
                 raise ValueError(f"{where}: no engine named {engine!r} ({w1}-{b1})")
             if g1.board().fen() != g2.board().fen():
                 raise ValueError(f"{where}: the two games start from different positions")
-            pair = 0.0
+            scores = []
             for g in (g1, g2):
                 result = g.headers.get("Result")
                 if result not in POINTS:
                     raise ValueError(f"{where}: result {result!r} is not a finished game")
-                points = POINTS[result] if g.headers["White"] == engine else 1 - POINTS[result]
-                pair += points
-                if points == 1:
-                    stats.w += 1
-                elif points == 0:
-                    stats.l += 1
-                else:
-                    stats.d += 1
+                scores.append(POINTS[result] if g.headers["White"] == engine else 1 - POINTS[result])
                 ends[g.headers.get("Termination", "unknown")] += 1
                 opponents.add(g.headers["Black"] if g.headers["White"] == engine else g.headers["White"])
-            stats.penta[int(pair * 2)] += 1
+            stats.add_pair(*scores)
     return stats, ends, opponents
 
 
