@@ -441,13 +441,7 @@ impl Worker<'_> {
         }
 
         // Step 16. Store the result.
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of_result(best, original_alpha, beta);
         if excluded.is_none()
             && (!root || (self.excluded.is_empty() && self.shared.limits.searchmoves.is_empty()))
         {

@@ -86,13 +86,7 @@ impl Worker<'_> {
         if in_check && legal == 0 {
             return mated_in(ply);
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of_result(best, original_alpha, beta);
         self.shared.tt.store(
             key,
             best_move.map_or(0, moves::pack),

@@ -37,6 +37,19 @@ pub enum Bound {
 }
 
 impl Bound {
+    /// The bound a fail-soft search's `best` value proves, given the
+    /// window `(alpha, beta)` it was searched with.
+    #[inline]
+    pub fn of_result(best: i32, alpha: i32, beta: i32) -> Bound {
+        if best >= beta {
+            Bound::Lower
+        } else if best > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+
     fn from_bits(bits: u64) -> Option<Bound> {
         match bits {
             1 => Some(Bound::Upper),
