@@ -7,6 +7,7 @@ mod common;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+use ferrum::search::history::History;
 use ferrum::search::tt::TranspositionTable;
 use ferrum::tools::datagen::{
     self, Config, play_game, read_records, record_bytes, record_position,
@@ -50,12 +51,15 @@ fn records_are_the_games_played_and_read_back_legal() {
     assert!(records.len() > 100, "{}", records.len());
 
     // The same games, replayed one by one: the file holds exactly their
-    // kept positions, in game order.
+    // kept positions, in game order. One table and one set of history
+    // tables serve all six, as a thread of the run keeps them: they are
+    // cleared before use, so each game is still a function of its number.
     let tt = TranspositionTable::new(2);
+    let mut history = History::default();
     let mut expected = Vec::new();
     let mut samples = Vec::new();
     for i in 0..6 {
-        let game = play_game(&cfg, i, &tt, &stop).unwrap();
+        let game = play_game(&cfg, i, &tt, &mut history, &stop).unwrap();
         assert!([0.0, 0.5, 1.0].contains(&game.result));
         for s in &game.samples {
             expected.extend_from_slice(&record_bytes(&datagen::to_record(s, game.result)));
@@ -177,8 +181,9 @@ fn games_that_reach_the_tablebases_end_with_their_result() {
     cfg.games = Some(4);
     let stop = AtomicBool::new(false);
     let tt = TranspositionTable::new(2);
+    let mut history = History::default();
     for i in 0..4 {
-        let game = play_game(&cfg, i, &tt, &stop).unwrap();
+        let game = play_game(&cfg, i, &tt, &mut history, &stop).unwrap();
         assert!(game.tb_adjudicated, "game {i}");
         assert_eq!(game.result, 0.5, "game {i}");
     }

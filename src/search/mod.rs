@@ -171,10 +171,11 @@ pub struct SearchResult {
 /// Runs a whole search: iterative deepening on `options.threads` threads
 /// sharing `tt`, reporting through `reporter`, until a limit or `stop`.
 /// Returns the best move of the main thread. The threads are started for
-/// this search and start with empty histories (for `bench`, suites and
-/// data generation); the engine uses [`search_with_pool`]. The search
-/// ends its helpers with a flag of its own and never raises
-/// `signals.stop`, so the same `signals` serve the next search.
+/// this search and start with empty histories (for suites and analysis;
+/// `bench` and data generation give their own through [`search_in`]); the
+/// engine uses [`search_with_pool`]. The search ends its helpers with a
+/// flag of its own and never raises `signals.stop`, so the same `signals`
+/// serve the next search.
 pub fn search(
     state: &GameState,
     limits: &Limits,
@@ -184,12 +185,13 @@ pub fn search(
     reporter: &dyn Reporter,
 ) -> SearchResult {
     let mut history = History::default();
-    search_from(state, limits, options, tt, signals, reporter, &mut history)
+    search_in(state, limits, options, tt, signals, reporter, &mut history)
 }
 
-/// [`search`] with the main thread's history tables given (as they are:
-/// `bench` clears them before its clock starts).
-fn search_from(
+/// [`search`] with the main thread's history tables given, used as they
+/// are (`bench` and data generation clear them first: reusing one set
+/// spares a short search the allocation).
+pub fn search_in(
     state: &GameState,
     limits: &Limits,
     options: &SearchOptions,
@@ -416,5 +418,5 @@ pub fn search_fixed_depth_in(
         syzygy,
         ..SearchOptions::default()
     };
-    search_from(state, &limits, &options, tt, &signals, &Silent, history)
+    search_in(state, &limits, &options, tt, &signals, &Silent, history)
 }

@@ -9,7 +9,8 @@
 //! result 1.0 / 0.5 / 0.0), the same crate's text format.
 //!
 //! Each game is a function of the seed and its number only (its own random
-//! opening, a cleared table, one search thread), and games are written in
+//! opening, a cleared table, one search thread, each search from empty
+//! history tables), and games are written in
 //! number order, so a run with the same seed and limits writes the same
 //! bytes whatever the thread count. Files are opened for appending and every
 //! finished game is written and flushed whole: a stopped run keeps all it
@@ -35,8 +36,9 @@ use shakmaty::{Bitboard, Board, Chess, Color, EnPassantMode, Position, Role};
 use crate::chess::fen::parse_fen;
 use crate::chess::score::MATE_BOUND;
 use crate::chess::state::GameState;
+use crate::search::history::History;
 use crate::search::tt::TranspositionTable;
-use crate::search::{Limits, SearchOptions, Signals, Silent, search};
+use crate::search::{Limits, SearchOptions, Signals, Silent, search_in};
 
 /// Win adjudication: a side's score at least this large ...
 pub const WIN_SCORE: i32 = 2000;
@@ -176,10 +178,15 @@ fn random_opening(config: &Config, rng: &mut StdRng) -> Chess {
 }
 
 /// Plays game `index` to the end, or returns `None` when `stop` is raised.
+/// `tt` and `history` are the thread's, cleared here before use: the table
+/// once a game, the history tables before every search (they are reused,
+/// not reallocated, which spares a search of a thousand nodes a few
+/// percent of its time).
 pub fn play_game(
     config: &Config,
     index: u64,
     tt: &TranspositionTable,
+    history: &mut History,
     stop: &AtomicBool,
 ) -> Option<Game> {
     let mut rng = game_rng(config.seed, index);
@@ -197,12 +204,15 @@ pub fn play_game(
         syzygy: config.syzygy.clone(),
     };
     let signals = Signals::default();
-    let think = |state: &GameState| search(state, &limits, &options, tt, &signals, &Silent);
+    let think = |state: &GameState, history: &mut History| {
+        history.clear();
+        search_in(state, &limits, &options, tt, &signals, &Silent, history)
+    };
     // An opening the first search finds lopsided is replaced.
     let mut state = loop {
         tt.clear();
         let state = GameState::new(random_opening(config, &mut rng));
-        if think(&state).score.abs() <= MAX_OPENING_SCORE {
+        if think(&state, history).score.abs() <= MAX_OPENING_SCORE {
             break state;
         }
         if stop.load(Ordering::Relaxed) {
@@ -241,7 +251,7 @@ pub fn play_game(
             };
             break if white { stm } else { 1.0 - stm };
         }
-        let r = think(&state);
+        let r = think(&state, history);
         let Some(best) = r.best else {
             break 0.5;
         };
@@ -454,12 +464,13 @@ pub fn run(
             let next = &next;
             scope.spawn(move || {
                 let tt = TranspositionTable::new(config.hash_mb);
+                let mut history = History::default();
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     if stop.load(Ordering::Relaxed) || config.games.is_some_and(|g| index >= g) {
                         break;
                     }
-                    let game = play_game(config, index, &tt, stop);
+                    let game = play_game(config, index, &tt, &mut history, stop);
                     let aborted = game.is_none();
                     if tx.send((index, game)).is_err() || aborted {
                         break;
