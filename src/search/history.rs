@@ -51,6 +51,11 @@ pub struct History {
     butterfly: Box<[[[i32; 64]; 64]; 2]>,
     /// `[previous piece-to][piece-to]`, flattened.
     continuation: Vec<i16>,
+    /// One bit per row of `continuation` written since the last clear, so
+    /// that a clear zeroes only those: most of a short search's history
+    /// memory, and of its start-up cost when it begins from empty tables
+    /// (data generation), is this table.
+    continuation_rows: [u64; PIECE_TO / 64],
     /// `[piece-to][captured role]`, flattened.
     capture: Vec<i16>,
     killers: Vec<[Option<Move>; 2]>,
@@ -65,6 +70,7 @@ impl Default for History {
         History {
             butterfly: Box::new([[[0; 64]; 64]; 2]),
             continuation: vec![0; PIECE_TO * PIECE_TO],
+            continuation_rows: [0; PIECE_TO / 64],
             capture: vec![0; PIECE_TO * 6],
             killers: vec![[None; 2]; MAX_PLY as usize + 2],
             counters: Box::new([[None; 64]; 64]),
@@ -95,7 +101,13 @@ impl History {
     /// positions), in place: the memory stays mapped and touched.
     pub fn clear(&mut self) {
         self.butterfly.as_flattened_mut().as_flattened_mut().fill(0);
-        self.continuation.fill(0);
+        for (word, bits) in self.continuation_rows.iter_mut().enumerate() {
+            while *bits != 0 {
+                let row = word * 64 + bits.trailing_zeros() as usize;
+                self.continuation[row * PIECE_TO..(row + 1) * PIECE_TO].fill(0);
+                *bits &= *bits - 1;
+            }
+        }
         self.capture.fill(0);
         self.killers.fill([None; 2]);
         self.counters.as_flattened_mut().fill(None);
@@ -148,7 +160,9 @@ impl History {
         self.update_quiet(color, m, delta);
         let key = PieceTo::new(color, m).index();
         for c in conts.iter().flatten() {
-            let h = &mut self.continuation[c.index() * PIECE_TO + key];
+            let row = c.index();
+            self.continuation_rows[row / 64] |= 1 << (row % 64);
+            let h = &mut self.continuation[row * PIECE_TO + key];
             *h = gravity(i32::from(*h), delta) as i16;
         }
     }
@@ -295,6 +309,68 @@ mod tests {
         assert!(h.capture(Color::White, nxe5) < 0);
         assert_eq!(h.capture(Color::White, nxe5_knight), 0);
         assert_eq!(h.capture(Color::Black, nxe5), 0);
+    }
+
+    #[test]
+    fn clear_empties_every_table() {
+        // Updates under many previous moves (rows of the continuation
+        // table) of both colours, then a clear: all back to zero.
+        let mut h = History::default();
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let roles = [
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ];
+        let mut random_move = |capture: Option<Role>| {
+            let r = next();
+            Move::Normal {
+                role: roles[(r % 6) as usize],
+                from: Square::new(((r >> 8) % 64) as u32),
+                capture,
+                to: Square::new(((r >> 16) % 64) as u32),
+                promotion: None,
+            }
+        };
+        for i in 0..2000 {
+            let color = if i % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let prev = [
+                Some(PieceTo::new(!color, random_move(None))),
+                Some(PieceTo::new(color, random_move(None))),
+            ];
+            let m = random_move(None);
+            h.update_quiet_all(color, m, &prev, bonus(6) * if i % 3 == 0 { -1 } else { 1 });
+            h.update_capture(color, random_move(Some(Role::Pawn)), bonus(4));
+            h.add_killer(i % 10, m);
+            h.set_counter(Some(random_move(None)), m);
+        }
+        assert!(h.continuation.iter().filter(|&&v| v != 0).count() > 1000);
+        h.clear();
+        assert!(h.continuation.iter().all(|&v| v == 0));
+        assert!(
+            h.butterfly
+                .as_flattened()
+                .as_flattened()
+                .iter()
+                .all(|&v| v == 0)
+        );
+        assert!(h.capture.iter().all(|&v| v == 0));
+        assert!(h.killers.iter().all(|k| *k == [None; 2]));
+        assert!(h.counters.as_flattened().iter().all(Option::is_none));
+        assert_eq!(h.continuation_rows, [0; PIECE_TO / 64]);
     }
 
     #[test]
