@@ -363,6 +363,7 @@ fn prepare(
     let multipv = options.multipv.clamp(1, root_moves.len());
     Ok(Start {
         state: state.clone(),
+        every_root_move: root_moves.len() == legal.len(),
         root_moves,
         budget,
         start,

@@ -205,7 +205,10 @@ impl Worker<'_> {
         let us = self.state.turn();
 
         while let Some(m) = picker.next(self.state.pos(), self.history) {
-            if root && (!self.root_moves.contains(&m) || self.excluded.contains(&m)) {
+            if root
+                && ((!self.every_root_move && !self.root_moves.contains(&m))
+                    || self.excluded.contains(&m))
+            {
                 continue;
             }
             if Some(m) == excluded {

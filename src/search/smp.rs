@@ -48,6 +48,9 @@ pub(super) struct Shared<'a> {
 pub(super) struct Start {
     pub(super) state: GameState,
     pub(super) root_moves: Vec<Move>,
+    /// Whether `root_moves` holds every legal move (no `searchmoves`, no
+    /// tablebase filter): then the root need not look each move up in it.
+    pub(super) every_root_move: bool,
     pub(super) budget: Option<TimeBudget>,
     pub(super) start: Instant,
     pub(super) multipv: usize,

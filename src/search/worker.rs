@@ -58,6 +58,8 @@ pub(super) struct Worker<'a> {
     /// Root moves allowed this search and excluded in this MultiPV pass.
     pub(super) root_moves: Vec<Move>,
     pub(super) excluded: Vec<Move>,
+    /// Whether `root_moves` is every legal move (as `Start` says).
+    pub(super) every_root_move: bool,
     /// Nodes spent below each root move in this iteration.
     pub(super) root_nodes: Vec<(Move, u64)>,
     /// Set once the first root move of an iteration has been searched fully.
@@ -125,6 +127,7 @@ impl<'a> Worker<'a> {
             pv: vec![[None; MAX_PLY as usize + 1]; MAX_PLY as usize + 1],
             pv_len: [0; MAX_PLY as usize + 1],
             root_moves: start.root_moves.clone(),
+            every_root_move: start.every_root_move,
             excluded: Vec::new(),
             root_nodes: Vec::new(),
             root_best: None,
