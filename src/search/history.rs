@@ -323,18 +323,10 @@ mod tests {
             rng ^= rng << 17;
             rng
         };
-        let roles = [
-            Role::Pawn,
-            Role::Knight,
-            Role::Bishop,
-            Role::Rook,
-            Role::Queen,
-            Role::King,
-        ];
         let mut random_move = |capture: Option<Role>| {
             let r = next();
             Move::Normal {
-                role: roles[(r % 6) as usize],
+                role: Role::ALL[(r % 6) as usize],
                 from: Square::new(((r >> 8) % 64) as u32),
                 capture,
                 to: Square::new(((r >> 16) % 64) as u32),
