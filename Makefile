@@ -15,14 +15,17 @@ endif
 
 # `make profile-build`: a profile-guided build (as Stockfish names it). It
 # builds an instrumented binary, runs `bench` to record where the time goes,
-# merges the profile with llvm-profdata (it must match rustc's LLVM: Debian's
-# llvm-22 for rustc 1.95; set PROFDATA to choose) and rebuilds with it. The
+# merges the profile with llvm-profdata (it must match rustc's LLVM: rustup's
+# llvm-tools component, or Debian's llvm-22 for rustc 1.95, are found; set
+# PROFDATA to choose; a mismatch stops the build with a message) and rebuilds
+# with it. The
 # search is the same (same bench signature), only faster. It builds for
 # any x86-64 by default: on the machine measured in docs/speed.md
 # `-C target-cpu=native` made Ferrum slower, with or without the profile;
 # PGO_RUSTFLAGS="-C target-cpu=native" asks for it.
 PGO_RUSTFLAGS ?=
-PROFDATA ?= $(firstword $(wildcard /usr/lib/llvm-22/bin/llvm-profdata) $(shell command -v llvm-profdata-22 2>/dev/null) llvm-profdata)
+RUSTC_LLVM := $(shell rustc -vV 2>/dev/null | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
+PROFDATA ?= $(firstword $(wildcard $(shell rustc --print sysroot 2>/dev/null)/lib/rustlib/*/bin/llvm-profdata) $(wildcard /usr/lib/llvm-$(RUSTC_LLVM)/bin/llvm-profdata) $(shell command -v llvm-profdata-$(RUSTC_LLVM) 2>/dev/null) llvm-profdata)
 PGO_DIR := $(abspath $(TARGET_DIR))/pgo-data
 
 .PHONY: all clean profile-build
@@ -32,6 +35,12 @@ all:
 	cp $(TARGET_DIR)/release/$(BIN) $(EXE)
 
 profile-build:
+	@v=$$($(PROFDATA) --version 2>/dev/null | sed -n 's/.*LLVM version \([0-9]*\).*/\1/p' | head -n 1); \
+	if [ "$$v" != "$(RUSTC_LLVM)" ]; then \
+		echo "profile-build: $(PROFDATA) is LLVM $${v:-of unknown version}, rustc uses LLVM $(RUSTC_LLVM)." >&2; \
+		echo "Install a matching llvm-profdata (rustup component add llvm-tools, or llvm-$(RUSTC_LLVM)) or set PROFDATA." >&2; \
+		exit 1; \
+	fi
 	rm -rf $(PGO_DIR)
 	RUSTFLAGS="$(PGO_RUSTFLAGS) -Cprofile-generate=$(PGO_DIR)" $(CARGO) build --release --target-dir $(TARGET_DIR)/pgo-generate
 	$(TARGET_DIR)/pgo-generate/release/$(BIN) bench >/dev/null 2>&1
