@@ -18,9 +18,8 @@ endif
 # merges the profile with llvm-profdata (it must match rustc's LLVM: rustup's
 # llvm-tools component, or Debian's llvm-22 for rustc 1.95, are found; set
 # PROFDATA to choose; a mismatch stops the build with a message) and rebuilds
-# with it. The
-# search is the same (same bench signature), only faster. It builds for
-# any x86-64 by default: on the machine measured in docs/speed.md
+# with it. The search is the same (same bench signature), only faster. It
+# builds for any x86-64 by default: on the machine measured in docs/speed.md
 # `-C target-cpu=native` made Ferrum slower, with or without the profile;
 # PGO_RUSTFLAGS="-C target-cpu=native" asks for it.
 PGO_RUSTFLAGS ?=
