@@ -680,6 +680,83 @@ fn king_buckets_agree_in_engine_and_trainer_and_start_from_the_net_they_copy() {
     assert!(err.contains("4 king bucket"), "{err}");
 }
 
+/// `net`'s file cut to its first `h` neurons: a net of `h` neurons that
+/// evaluates as `net` does when its other neurons have zero output weights.
+fn narrow_file(net: &Network, h: usize) -> Vec<u8> {
+    let full = net.to_bytes();
+    let mut out = full[..20].to_vec();
+    out[12..16].copy_from_slice(&(h as u32).to_le_bytes());
+    let rows = net
+        .ft_weights
+        .iter()
+        .chain(std::iter::once(&net.ft_bias))
+        .chain(net.out_weights.iter().flatten());
+    for row in rows {
+        for v in &row[..h] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    for b in &net.out_bias {
+        out.extend_from_slice(&b.to_le_bytes());
+    }
+    out
+}
+
+#[test]
+fn a_widened_net_starts_exactly_as_the_narrower_net() {
+    use ferrum::eval::nnue::{HIDDEN, RawNet};
+    let h = HIDDEN / 2;
+    let positions = random_positions(300, 71);
+    let records: Vec<ChessBoard> = positions.iter().map(record).collect();
+    for (mirror, king_buckets) in [(false, false), (true, true)] {
+        // A net whose last neurons are silent (zero output weights), and
+        // the same net written at `h` neurons.
+        let mut f = random_float_net(72, mirror, king_buckets);
+        for half in f.out_w.chunks_exact_mut(HIDDEN) {
+            half[h..].fill(0.0);
+        }
+        let full = f.quantise();
+        let narrow = narrow_file(&full, h);
+        let err = Network::from_bytes(&narrow).unwrap_err();
+        assert!(err.contains(&format!("->{h},")), "{err}");
+        let raw = RawNet::from_bytes(&narrow).unwrap();
+        assert_eq!(
+            (raw.hidden, raw.mirror, raw.king_buckets),
+            (h, mirror, full.king_buckets)
+        );
+        // Widened back: the new neurons have input weights but no output
+        // weights or biases, and every evaluation, float and quantised,
+        // is exactly the narrow net's.
+        let wide = FloatNet::widen(&raw, 9).unwrap();
+        assert!(
+            wide.ft_w
+                .chunks_exact(HIDDEN)
+                .all(|r| r[h..].iter().any(|&w| w != 0.0))
+        );
+        assert!(wide.ft_b[h..].iter().all(|&b| b == 0.0));
+        assert!(
+            wide.out_w
+                .chunks_exact(HIDDEN)
+                .all(|r| r[h..].iter().all(|&w| w == 0.0))
+        );
+        let q = wide.quantise();
+        let dequantised = FloatNet::dequantise(&full);
+        for (p, rec) in positions.iter().zip(&records) {
+            assert_eq!(wide.eval_record(rec), dequantised.eval_record(rec));
+            let a = Accumulator::refresh(&full, p.board());
+            let b = Accumulator::refresh(&q, p.board());
+            assert_eq!(full.evaluate(&a, p.turn()), q.evaluate(&b, p.turn()));
+        }
+        // A net as wide as the build cannot be widened.
+        let same = RawNet::from_bytes(&full.to_bytes()).unwrap();
+        assert!(
+            FloatNet::widen(&same, 9)
+                .unwrap_err()
+                .contains("cannot be widened")
+        );
+    }
+}
+
 /// Euclidean distance between the weights of two nets of one shape.
 fn weight_distance(a: &FloatNet, b: &FloatNet) -> f64 {
     let pairs = [

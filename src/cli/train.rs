@@ -72,6 +72,11 @@ pub(super) struct TrainArgs {
     /// fine-tune on a few new positions keeps near what its parent learnt.
     #[arg(long, requires = "resume")]
     anchor: bool,
+    /// Start from a `--resume` net with fewer hidden neurons than this build
+    /// has (a `hidden256` build widening a 128-neuron net): the new neurons
+    /// start silent, so training begins exactly where that net is.
+    #[arg(long, requires = "resume")]
+    widen: bool,
     /// Train nothing: print the loss of the `--resume` net on all the data, against the
     /// scores alone (`--wdl 0`), the results alone (`--wdl 1`) and the `--wdl` blend: a
     /// measure for comparing nets on data none of them saw, not a substitute for games.
@@ -114,10 +119,14 @@ pub(super) fn run(args: &TrainArgs) -> ExitCode {
         ..TrainConfig::default()
     };
     let mut net = match &args.resume {
-        Some(p) => match std::fs::read(p)
-            .map_err(|e| e.to_string())
-            .and_then(|b| FloatNet::from_checkpoint_or_net(&b))
-        {
+        Some(p) => match std::fs::read(p).map_err(|e| e.to_string()).and_then(|b| {
+            if args.widen {
+                crate::eval::nnue::RawNet::from_bytes(&b)
+                    .and_then(|raw| FloatNet::widen(&raw, args.seed))
+            } else {
+                FloatNet::from_checkpoint_or_net(&b)
+            }
+        }) {
             Ok(n) => n,
             Err(e) => {
                 eprintln!("ferrum train: {}: {e}", p.display());

@@ -19,7 +19,7 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
 use crate::eval::nnue::{
-    HIDDEN, INPUTS, KING_BUCKETS, Network, OUTPUT_BUCKETS, QA, QB, SCALE, WEIGHT_CLIP,
+    HIDDEN, INPUTS, KING_BUCKETS, Network, OUTPUT_BUCKETS, QA, QB, RawNet, SCALE, WEIGHT_CLIP,
     mirror_features, output_bucket, record_features,
 };
 
@@ -92,6 +92,53 @@ impl FloatNet {
         self.out_w = layer.repeat(OUTPUT_BUCKETS);
         self.out_b = vec![bias; OUTPUT_BUCKETS];
         self
+    }
+
+    /// A net of this build's width that evaluates exactly as `narrow` (a
+    /// net of fewer neurons): its weights fill the first neurons, and each
+    /// new neuron gets zero bias, zero output weights and small random input
+    /// weights (uniform in ±1/√768, from `seed`), so it starts silent and
+    /// training grows it from there (net-to-net widening, as Net2Net).
+    pub fn widen(narrow: &RawNet, seed: u64) -> Result<FloatNet, String> {
+        let h = narrow.hidden;
+        if h >= HIDDEN {
+            return Err(format!(
+                "a {h}-neuron net cannot be widened to {HIDDEN} neurons (this build's width)"
+            ));
+        }
+        let buckets = narrow.out_bias.len();
+        let mut net = FloatNet::zeros_with(buckets, narrow.king_buckets);
+        let mut rng = StdRng::seed_from_u64(seed);
+        let a = 1.0 / (INPUTS as f32).sqrt();
+        for (dst, src) in net
+            .ft_w
+            .chunks_exact_mut(HIDDEN)
+            .zip(narrow.ft_weights.chunks_exact(h))
+        {
+            for (d, &v) in dst[..h].iter_mut().zip(src) {
+                *d = f32::from(v) / QA as f32;
+            }
+            dst[h..]
+                .iter_mut()
+                .for_each(|d| *d = rng.random_range(-a..a));
+        }
+        for (d, &v) in net.ft_b.iter_mut().zip(&narrow.ft_bias) {
+            *d = f32::from(v) / QA as f32;
+        }
+        for (dst, src) in net
+            .out_w
+            .chunks_exact_mut(HIDDEN)
+            .zip(narrow.out_weights.chunks_exact(h))
+        {
+            for (d, &v) in dst[..h].iter_mut().zip(src) {
+                *d = f32::from(v) / QB as f32;
+            }
+        }
+        for (d, &b) in net.out_b.iter_mut().zip(&narrow.out_bias) {
+            *d = b as f32 / (QA * QB) as f32;
+        }
+        net.mirror = narrow.mirror;
+        Ok(net)
     }
 
     /// Uniform in ±1/√fan-in for each layer, from `seed`.

@@ -29,14 +29,20 @@ pub mod accumulator;
 pub mod network;
 
 pub use accumulator::{Accumulator, AccumulatorStack};
-pub use network::{Network, default_net};
+pub use network::{Network, RawNet, default_net};
 
 use shakmaty::{Chess, Color, Piece, Position, Square};
 
 /// Inputs: 2 colours (own, other) × 6 piece types × 64 squares.
 pub const INPUTS: usize = 768;
-/// Hidden neurons per perspective.
-pub const HIDDEN: usize = 128;
+/// Hidden neurons per perspective: 128, or 256 in a build with the
+/// `hidden256` feature (for training and trying wider nets; such a build
+/// has no embedded net of its size and plays only with `EvalFile`).
+pub const HIDDEN: usize = if cfg!(feature = "hidden256") {
+    256
+} else {
+    128
+};
 /// Quantisation of the feature transformer (weights and biases × `QA`);
 /// activations are clipped to `0..=QA`.
 pub const QA: i32 = 255;

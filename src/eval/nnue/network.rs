@@ -77,8 +77,16 @@ const FLAG_KING_BUCKETS: u32 = 4;
 /// Size in bytes of a file holding a net of this build's shape with
 /// `buckets` output layers and `king_buckets` input weight sets.
 pub const fn file_size(buckets: usize, king_buckets: usize) -> usize {
-    HEADER + 2 * (king_buckets * INPUTS * HIDDEN + HIDDEN) + buckets * (2 * 2 * HIDDEN + 4)
+    file_size_of(HIDDEN, buckets, king_buckets)
 }
+
+/// [`file_size`] for a net of `hidden` neurons.
+const fn file_size_of(hidden: usize, buckets: usize, king_buckets: usize) -> usize {
+    HEADER + 2 * (king_buckets * INPUTS * hidden + hidden) + buckets * (2 * 2 * hidden + 4)
+}
+
+/// Hidden sizes a file may declare (a bound so that sizes cannot overflow).
+const MAX_HIDDEN: usize = 4096;
 
 /// Reads little-endian values in order, never past the end.
 struct Reader<'a> {
@@ -104,14 +112,36 @@ impl Reader<'_> {
     fn i32(&mut self) -> i32 {
         i32::from_le_bytes(self.take())
     }
-    fn row(&mut self) -> [i16; HIDDEN] {
-        std::array::from_fn(|_| self.i16())
+    fn i16s(&mut self, n: usize) -> Vec<i16> {
+        (0..n).map(|_| self.i16()).collect()
     }
 }
 
-impl Network {
-    /// Parses a net file; a clear message says what is wrong with a bad one.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Network, String> {
+/// A net file's weights at whatever hidden size the file declares, in flat
+/// rows: what [`Network::from_bytes`] reads before it checks the size
+/// against this build's, and what the trainer widens a narrower net from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawNet {
+    /// Hidden neurons per perspective.
+    pub hidden: usize,
+    /// `king_buckets · INPUTS` rows of `hidden`.
+    pub ft_weights: Vec<i16>,
+    /// `hidden` biases.
+    pub ft_bias: Vec<i16>,
+    /// Per output layer, `hidden` weights for the side to move, then `hidden` for the other.
+    pub out_weights: Vec<i16>,
+    /// One bias per output layer.
+    pub out_bias: Vec<i32>,
+    /// The net mirrors.
+    pub mirror: bool,
+    /// Input weight sets (1 or [`KING_BUCKETS`]).
+    pub king_buckets: usize,
+}
+
+impl RawNet {
+    /// Parses a net file of any hidden size; a clear message says what is
+    /// wrong with a bad one.
+    pub fn from_bytes(bytes: &[u8]) -> Result<RawNet, String> {
         if bytes.len() < HEADER || &bytes[0..4] != MAGIC {
             return Err("not a Ferrum network file (no FRNN header)".into());
         }
@@ -122,7 +152,8 @@ impl Network {
                 "network format version {version}, this build reads {VERSION}"
             ));
         }
-        if inputs as usize != INPUTS || hidden as usize != HIDDEN {
+        let h = hidden as usize;
+        if inputs as usize != INPUTS || h == 0 || h > MAX_HIDDEN || !h.is_multiple_of(8) {
             return Err(format!(
                 "network is {inputs}->{hidden}, this build plays {INPUTS}->{HIDDEN}"
             ));
@@ -140,36 +171,59 @@ impl Network {
         } else {
             1
         };
-        if bytes.len() != file_size(buckets, king_buckets) {
+        let size = file_size_of(h, buckets, king_buckets);
+        if bytes.len() != size {
             return Err(format!(
-                "network file has {} bytes, a {INPUTS}->{HIDDEN} net with {buckets} output layer(s) and {king_buckets} king bucket(s) has {}",
+                "network file has {} bytes, a {INPUTS}->{h} net with {buckets} output layer(s) and {king_buckets} king bucket(s) has {size}",
                 bytes.len(),
-                file_size(buckets, king_buckets)
             ));
         }
-        let ft_weights = (0..king_buckets * INPUTS).map(|_| r.row()).collect();
-        let ft_bias = r.row();
-        let out_weights: Vec<[[i16; HIDDEN]; 2]> =
-            (0..buckets).map(|_| [r.row(), r.row()]).collect();
+        let ft_weights = r.i16s(king_buckets * INPUTS * h);
+        let ft_bias = r.i16s(h);
+        let out_weights = r.i16s(buckets * 2 * h);
         let out_bias = (0..buckets).map(|_| r.i32()).collect();
         let limit = (WEIGHT_CLIP * QB as f32).ceil() as i16;
-        if out_weights
-            .iter()
-            .flatten()
-            .flatten()
-            .any(|w| w.abs() > limit)
-        {
+        if out_weights.iter().any(|w| w.abs() > limit) {
             return Err(format!(
                 "an output weight is outside ±{limit} (the trainer clips to ±{WEIGHT_CLIP})"
             ));
         }
-        Ok(Network {
+        Ok(RawNet {
+            hidden: h,
             ft_weights,
             ft_bias,
             out_weights,
             out_bias,
             mirror: flags & FLAG_MIRROR != 0,
             king_buckets,
+        })
+    }
+}
+
+impl Network {
+    /// Parses a net file of this build's shape; a clear message says what
+    /// is wrong with a bad one.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, String> {
+        let raw = RawNet::from_bytes(bytes)?;
+        if raw.hidden != HIDDEN {
+            return Err(format!(
+                "network is {INPUTS}->{}, this build plays {INPUTS}->{HIDDEN}",
+                raw.hidden
+            ));
+        }
+        let rows = |v: &[i16]| -> Vec<[i16; HIDDEN]> {
+            v.chunks_exact(HIDDEN)
+                .map(|c| std::array::from_fn(|i| c[i]))
+                .collect()
+        };
+        let out = rows(&raw.out_weights);
+        Ok(Network {
+            ft_weights: rows(&raw.ft_weights),
+            ft_bias: std::array::from_fn(|i| raw.ft_bias[i]),
+            out_weights: out.chunks_exact(2).map(|p| [p[0], p[1]]).collect(),
+            out_bias: raw.out_bias,
+            mirror: raw.mirror,
+            king_buckets: raw.king_buckets,
         })
     }
 
