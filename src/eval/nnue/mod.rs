@@ -37,7 +37,8 @@ use shakmaty::{Chess, Color, Piece, Position, Square};
 pub const INPUTS: usize = 768;
 /// Hidden neurons per perspective: 128, or 256 in a build with the
 /// `hidden256` feature (for training and trying wider nets; such a build
-/// has no embedded net of its size and plays only with `EvalFile`).
+/// loads a 128-neuron net, the embedded one included, padded with silent
+/// neurons: the same evaluations, at the wider net's cost).
 pub const HIDDEN: usize = if cfg!(feature = "hidden256") {
     256
 } else {

@@ -201,25 +201,27 @@ impl RawNet {
 }
 
 impl Network {
-    /// Parses a net file of this build's shape; a clear message says what
-    /// is wrong with a bad one.
+    /// Parses a net file of this build's shape, or of fewer neurons (a
+    /// 128-neuron net in a `hidden256` build), which it pads with silent
+    /// neurons (all weights zero) so that it evaluates exactly as it would
+    /// at its own width; a clear message says what is wrong with a bad one.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, String> {
         let raw = RawNet::from_bytes(bytes)?;
-        if raw.hidden != HIDDEN {
+        let h = raw.hidden;
+        if h > HIDDEN {
             return Err(format!(
-                "network is {INPUTS}->{}, this build plays {INPUTS}->{HIDDEN}",
-                raw.hidden
+                "network is {INPUTS}->{h}, this build plays {INPUTS}->{HIDDEN}"
             ));
         }
         let rows = |v: &[i16]| -> Vec<[i16; HIDDEN]> {
-            v.chunks_exact(HIDDEN)
-                .map(|c| std::array::from_fn(|i| c[i]))
+            v.chunks_exact(h)
+                .map(|c| std::array::from_fn(|i| c.get(i).copied().unwrap_or(0)))
                 .collect()
         };
         let out = rows(&raw.out_weights);
         Ok(Network {
             ft_weights: rows(&raw.ft_weights),
-            ft_bias: std::array::from_fn(|i| raw.ft_bias[i]),
+            ft_bias: std::array::from_fn(|i| raw.ft_bias.get(i).copied().unwrap_or(0)),
             out_weights: out.chunks_exact(2).map(|p| [p[0], p[1]]).collect(),
             out_bias: raw.out_bias,
             mirror: raw.mirror,
