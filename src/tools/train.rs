@@ -106,38 +106,14 @@ impl FloatNet {
                 "a {h}-neuron net cannot be widened to {HIDDEN} neurons (this build's width)"
             ));
         }
-        let buckets = narrow.out_bias.len();
-        let mut net = FloatNet::zeros_with(buckets, narrow.king_buckets);
+        let mut net = FloatNet::dequantise(&Network::from_raw(narrow.clone())?);
         let mut rng = StdRng::seed_from_u64(seed);
         let a = 1.0 / (INPUTS as f32).sqrt();
-        for (dst, src) in net
-            .ft_w
-            .chunks_exact_mut(HIDDEN)
-            .zip(narrow.ft_weights.chunks_exact(h))
-        {
-            for (d, &v) in dst[..h].iter_mut().zip(src) {
-                *d = f32::from(v) / QA as f32;
-            }
-            dst[h..]
+        for row in net.ft_w.chunks_exact_mut(HIDDEN) {
+            row[h..]
                 .iter_mut()
-                .for_each(|d| *d = rng.random_range(-a..a));
+                .for_each(|w| *w = rng.random_range(-a..a));
         }
-        for (d, &v) in net.ft_b.iter_mut().zip(&narrow.ft_bias) {
-            *d = f32::from(v) / QA as f32;
-        }
-        for (dst, src) in net
-            .out_w
-            .chunks_exact_mut(HIDDEN)
-            .zip(narrow.out_weights.chunks_exact(h))
-        {
-            for (d, &v) in dst[..h].iter_mut().zip(src) {
-                *d = f32::from(v) / QB as f32;
-            }
-        }
-        for (d, &b) in net.out_b.iter_mut().zip(&narrow.out_bias) {
-            *d = b as f32 / (QA * QB) as f32;
-        }
-        net.mirror = narrow.mirror;
         Ok(net)
     }
 

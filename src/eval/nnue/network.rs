@@ -206,7 +206,11 @@ impl Network {
     /// neurons (all weights zero) so that it evaluates exactly as it would
     /// at its own width; a clear message says what is wrong with a bad one.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, String> {
-        let raw = RawNet::from_bytes(bytes)?;
+        Network::from_raw(RawNet::from_bytes(bytes)?)
+    }
+
+    /// [`Network::from_bytes`] after the parse: pads a narrower net, refuses a wider one.
+    pub fn from_raw(raw: RawNet) -> Result<Network, String> {
         let h = raw.hidden;
         if h > HIDDEN {
             return Err(format!(
