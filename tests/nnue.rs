@@ -382,12 +382,14 @@ fn net_files_round_trip_and_bad_ones_are_refused() {
             .unwrap_err()
             .contains("FRNN")
     );
+    // A net wider than the build is refused (a narrower one is padded).
+    let wider = 2 * ferrum::eval::nnue::HIDDEN;
     let mut other_shape = bytes.clone();
-    other_shape[12..16].copy_from_slice(&256u32.to_le_bytes());
+    other_shape[12..16].copy_from_slice(&(wider as u32).to_le_bytes());
     assert!(
         Network::from_bytes(&other_shape)
             .unwrap_err()
-            .contains("->256")
+            .contains(&format!("->{wider}"))
     );
     assert!(back.mirror);
     let mut flags = bytes.clone();

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use shakmaty::{Board, Chess, Color, Move, Piece, Position, Square};
 
+use super::simd::{add_row, add_sub, add_sub2, sub_row};
 use super::{HIDDEN, INPUTS, Network, feature, king_bucket, mirrors, side_index};
 use crate::chess::moves::{Delta, delta};
 
@@ -53,10 +54,10 @@ fn refresh_side(net: &Network, board: &Board, c: Color) -> [i16; HIDDEN] {
     let base = king_bucket(net.king_buckets, c, board.king_of(c)) * INPUTS;
     let mut v = net.ft_bias;
     for (square, piece) in board {
-        let row = &net.ft_weights[base + feature(c, piece, square, mirror)];
-        for (a, &w) in v.iter_mut().zip(row) {
-            *a = a.wrapping_add(w);
-        }
+        add_row(
+            &mut v,
+            &net.ft_weights[base + feature(c, piece, square, mirror)],
+        );
     }
     v
 }
@@ -78,31 +79,6 @@ fn changes_view(net: &Network, d: &Delta, us: Color) -> bool {
         || king_bucket(net.king_buckets, us, Some(f)) != king_bucket(net.king_buckets, us, Some(t))
 }
 
-/// `dst = src + a − s` (a quiet move), in one pass the compiler vectorises.
-#[inline]
-fn add_sub(dst: &mut [i16; HIDDEN], src: &[i16; HIDDEN], a: &[i16; HIDDEN], s: &[i16; HIDDEN]) {
-    for i in 0..HIDDEN {
-        dst[i] = src[i].wrapping_add(a[i]).wrapping_sub(s[i]);
-    }
-}
-
-/// `dst = src + a − s1 − s2` (a capture).
-#[inline]
-fn add_sub2(
-    dst: &mut [i16; HIDDEN],
-    src: &[i16; HIDDEN],
-    a: &[i16; HIDDEN],
-    s1: &[i16; HIDDEN],
-    s2: &[i16; HIDDEN],
-) {
-    for i in 0..HIDDEN {
-        dst[i] = src[i]
-            .wrapping_add(a[i])
-            .wrapping_sub(s1[i])
-            .wrapping_sub(s2[i]);
-    }
-}
-
 /// `dst = src + Σ adds − Σ subs` (castling, or anything else).
 fn apply<'a>(
     dst: &mut [i16; HIDDEN],
@@ -112,14 +88,10 @@ fn apply<'a>(
 ) {
     *dst = *src;
     for a in adds {
-        for i in 0..HIDDEN {
-            dst[i] = dst[i].wrapping_add(a[i]);
-        }
+        add_row(dst, a);
     }
     for s in subs {
-        for i in 0..HIDDEN {
-            dst[i] = dst[i].wrapping_sub(s[i]);
-        }
+        sub_row(dst, s);
     }
 }
 
@@ -169,16 +141,16 @@ impl RefreshCache {
                 let before = seen.by_color(color) & seen.by_role(role);
                 let piece = role.of(color);
                 for square in now & !before {
-                    let row = &net.ft_weights[base + feature(c, piece, square, mirror)];
-                    sums.iter_mut()
-                        .zip(row)
-                        .for_each(|(a, &w)| *a = a.wrapping_add(w));
+                    add_row(
+                        sums,
+                        &net.ft_weights[base + feature(c, piece, square, mirror)],
+                    );
                 }
                 for square in before & !now {
-                    let row = &net.ft_weights[base + feature(c, piece, square, mirror)];
-                    sums.iter_mut()
-                        .zip(row)
-                        .for_each(|(a, &w)| *a = a.wrapping_sub(w));
+                    sub_row(
+                        sums,
+                        &net.ft_weights[base + feature(c, piece, square, mirror)],
+                    );
                 }
             }
         }

@@ -7,6 +7,7 @@
 //!   the output layer;
 //! - [`accumulator`]: the hidden layer before activation, kept incrementally
 //!   as moves are made and unmade (a stack, one entry per ply);
+//! - `simd`: the vector kernels both use, in AVX2 where the processor has it;
 //! - `tools::train` (a tool, outside the engine) trains a net in floats and
 //!   writes it in this format.
 //!
@@ -27,6 +28,7 @@
 
 pub mod accumulator;
 pub mod network;
+mod simd;
 
 pub use accumulator::{Accumulator, AccumulatorStack};
 pub use network::{Network, RawNet, default_net};

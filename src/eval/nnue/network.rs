@@ -15,6 +15,7 @@
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
+use super::simd::screlu_dot;
 use super::{
     Accumulator, HIDDEN, INPUTS, KING_BUCKETS, OUTPUT_BUCKETS, QA, QB, SCALE, WEIGHT_CLIP,
     output_bucket,
@@ -284,107 +285,10 @@ impl Network {
     }
 }
 
-/// Σ clamp(x, 0, QA)² · w, exactly (weights within ±507: the load check).
-#[inline]
-fn screlu_dot(x: &[i16; HIDDEN], w: &[i16; HIDDEN]) -> i64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        screlu_dot_sse2(x, w)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        screlu_dot_scalar(x, w)
-    }
-}
-
-/// The plain form of [`screlu_dot`]: a term is at most 255² · 507, so
-/// partial sums of 16 terms fit an `i32`.
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn screlu_dot_scalar(x: &[i16; HIDDEN], w: &[i16; HIDDEN]) -> i64 {
-    let mut total = 0i64;
-    for (xs, ws) in x.chunks_exact(16).zip(w.chunks_exact(16)) {
-        let mut part = 0i32;
-        for (&a, &b) in xs.iter().zip(ws) {
-            let c = i32::from(a).clamp(0, QA);
-            part += c * i32::from(b) * c;
-        }
-        total += i64::from(part);
-    }
-    total
-}
-
-/// [`screlu_dot`] in SSE2 (every x86-64 processor has it), still exact.
-/// SSE2 multiplies 16-bit lanes, and c · w (up to 255 · 507) does not fit
-/// one, so each weight is split as w = 128 · h + l with 0 ≤ l < 128 and
-/// −4 ≤ h ≤ 3: c · l and c · h fit 16 bits, and `pmaddwd` multiplies each
-/// by c again into 32-bit pair sums (at most 2 · 255 · 32385 each, and a
-/// lane adds HIDDEN / 8 of them: below 2³¹ up to 1,024 neurons).
-/// Σ c²w = Σ c·(c·l) + 128 · Σ c·(c·h).
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn screlu_dot_sse2(x: &[i16; HIDDEN], w: &[i16; HIDDEN]) -> i64 {
-    use std::arch::x86_64::*;
-    const { assert!(HIDDEN.is_multiple_of(8) && HIDDEN <= 1024) };
-    // SAFETY: SSE2 is part of the x86-64 baseline; every load reads 8
-    // lanes inside arrays of HIDDEN (a multiple of 8) and is unaligned.
-    unsafe {
-        let zero = _mm_setzero_si128();
-        let qa = _mm_set1_epi16(QA as i16);
-        let low_mask = _mm_set1_epi16(127);
-        let (mut low, mut high) = (zero, zero);
-        for i in (0..HIDDEN).step_by(8) {
-            let v = _mm_loadu_si128(x.as_ptr().add(i) as *const __m128i);
-            let c = _mm_min_epi16(_mm_max_epi16(v, zero), qa);
-            let wv = _mm_loadu_si128(w.as_ptr().add(i) as *const __m128i);
-            let l = _mm_and_si128(wv, low_mask);
-            let h = _mm_srai_epi16(wv, 7);
-            low = _mm_add_epi32(low, _mm_madd_epi16(c, _mm_mullo_epi16(c, l)));
-            high = _mm_add_epi32(high, _mm_madd_epi16(c, _mm_mullo_epi16(c, h)));
-        }
-        let mut lanes = [0i32; 8];
-        _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, low);
-        _mm_storeu_si128(lanes.as_mut_ptr().add(4) as *mut __m128i, high);
-        let sum = |l: &[i32]| l.iter().map(|&v| i64::from(v)).sum::<i64>();
-        sum(&lanes[..4]) + 128 * sum(&lanes[4..])
-    }
-}
-
 /// The embedded default net, parsed once. `None` only if the build embedded
 /// a file of the wrong shape (a test guards against that).
 pub fn default_net() -> Option<Arc<Network>> {
     static NET: OnceLock<Option<Arc<Network>>> = OnceLock::new();
     NET.get_or_init(|| Network::from_bytes(EMBEDDED).ok().map(Arc::new))
         .clone()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::{RngExt, SeedableRng, rngs::StdRng};
-
-    #[test]
-    fn screlu_dot_is_exact_at_the_extremes_and_on_random_rows() {
-        let limit = (WEIGHT_CLIP * QB as f32).ceil() as i16;
-        let mut rng = StdRng::seed_from_u64(7);
-        let mut cases = vec![
-            ([QA as i16; HIDDEN], [limit; HIDDEN]),
-            ([QA as i16; HIDDEN], [-limit; HIDDEN]),
-            ([i16::MAX; HIDDEN], [limit; HIDDEN]),
-            ([i16::MIN; HIDDEN], [-limit; HIDDEN]),
-        ];
-        for _ in 0..2000 {
-            let x = std::array::from_fn(|_| rng.random_range(-400..=400));
-            let w = std::array::from_fn(|_| rng.random_range(-limit..=limit));
-            cases.push((x, w));
-        }
-        for (x, w) in &cases {
-            let exact: i64 = x
-                .iter()
-                .zip(w)
-                .map(|(&a, &b)| i64::from(a.clamp(0, QA as i16)).pow(2) * i64::from(b))
-                .sum();
-            assert_eq!(screlu_dot(x, w), exact);
-            assert_eq!(screlu_dot_scalar(x, w), exact);
-        }
-    }
 }
