@@ -12,6 +12,13 @@ losses, score, Elo with its 95% error bar from the pentanomial counts, the
 SPRT's log-likelihood ratio when asked, and how the games ended.
 
     scripts/pool.py --engine n16 part1.pgn part2.pgn --sprt 0 10
+
+A part whose PGN is lost (with a machine) can still be pooled from the
+counts its notes kept: --part W,D,L,P0,P1,P2,P3,P4 gives its wins, draws
+and losses and its pentanomial (pairs scoring 0, 0.5, 1, 1.5 and 2 for
+the named engine); the counts must agree with each other.
+
+    scripts/pool.py --engine cand --part 44,95,49,2,27,41,22,2 part2.pgn
 """
 import argparse
 import collections
@@ -67,27 +74,67 @@ def pool(paths, engine):
     return stats, ends, opponents
 
 
+def parse_part(text):
+    """(wins, draws, losses, pentanomial) from `W,D,L,P0,P1,P2,P3,P4`;
+    raises ValueError saying what is wrong."""
+    fields = text.split(",")
+    if len(fields) != 8:
+        raise ValueError(f"--part {text!r}: 8 counts wanted (W,D,L,P0,P1,P2,P3,P4), "
+                         f"{len(fields)} given")
+    try:
+        counts = [int(f) for f in fields]
+    except ValueError:
+        raise ValueError(f"--part {text!r}: the counts must be whole numbers") from None
+    if min(counts) < 0:
+        raise ValueError(f"--part {text!r}: a count is negative")
+    w, d, l, penta = counts[0], counts[1], counts[2], counts[3:]
+    if w + d + l != 2 * sum(penta):
+        raise ValueError(f"--part {text!r}: {w + d + l} games but {sum(penta)} pairs")
+    # Points in halves: a win 2, a draw 1; a pair in bin i scored i halves.
+    if 2 * w + d != sum(i * c for i, c in enumerate(penta)):
+        raise ValueError(f"--part {text!r}: the pentanomial's points differ from W, D, L's")
+    return w, d, l, penta
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("pgn", nargs="+", help="PGN files written by scripts/match.py")
+    ap.add_argument("pgn", nargs="*", help="PGN files written by scripts/match.py")
     ap.add_argument("--engine", required=True, help="the engine whose score is reported")
     ap.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
                     help="also the SPRT's LLR for these bounds (alpha = beta = 0.05)")
+    ap.add_argument("--part", action="append", default=[], metavar="W,D,L,P0,P1,P2,P3,P4",
+                    help="a part known only by its counts (its PGN lost), from the named "
+                         "engine's view; may be given more than once")
     args = ap.parse_args(argv)
+    if not args.pgn and not args.part:
+        print("pool.py: no PGN files and no --part", file=sys.stderr)
+        return 1
     try:
+        parts = [parse_part(p) for p in args.part]
         stats, ends, opponents = pool(args.pgn, args.engine)
     except (OSError, ValueError) as ex:
         print(f"pool.py: {ex}", file=sys.stderr)
         return 1
+    for w, d, l, penta in parts:
+        stats.w, stats.d, stats.l = stats.w + w, stats.d + d, stats.l + l
+        stats.penta = [a + b for a, b in zip(stats.penta, penta)]
     n = stats.w + stats.d + stats.l
     if n == 0:
         print("pool.py: no games", file=sys.stderr)
         return 1
     score = (stats.w + 0.5 * stats.d) / n
-    print(f"{args.engine} vs {', '.join(sorted(opponents))}: {n} games from {len(args.pgn)} file(s)")
+    against = ", ".join(sorted(opponents)) or "(opponent not named)"
+    sources = f"{len(args.pgn)} file(s)"
+    if parts:
+        sources += f" and {len(parts)} part(s) given by counts"
+    print(f"{args.engine} vs {against}: {n} games from {sources}")
     print(f"  wins {stats.w}  draws {stats.d}  losses {stats.l}  score {score:.3f}")
     print(f"  {stats.elo_text()} (95%, pentanomial {stats.penta})")
-    print("  ended by: " + ", ".join(f"{k} {v}" for k, v in ends.most_common()))
+    if ends:
+        ended = ", ".join(f"{k} {v}" for k, v in ends.most_common())
+        if parts:
+            ended += " (the games of --part not counted)"
+        print("  ended by: " + ended)
     if args.sprt:
         lower, upper = math.log(0.05 / 0.95), math.log(0.95 / 0.05)
         llr = stats.llr(*args.sprt)
