@@ -123,6 +123,12 @@ class Stats:
                 self.d += 1
         self.penta[int(round((s1 + s2) * 2))] += 1
 
+    def add_counts(self, w, d, l, penta):
+        """Adds a part known only by its counts: wins, draws, losses and the
+        five pentanomial bins (a match's notes, its games lost)."""
+        self.w, self.d, self.l = self.w + w, self.d + d, self.l + l
+        self.penta = [a + b for a, b in zip(self.penta, penta)]
+
     def llr(self, elo0, elo1):
         """Pentanomial log-likelihood ratio (normal approximation)."""
         n = sum(self.penta)

@@ -115,9 +115,8 @@ def main(argv=None):
     except (OSError, ValueError) as ex:
         print(f"pool.py: {ex}", file=sys.stderr)
         return 1
-    for w, d, l, penta in parts:
-        stats.w, stats.d, stats.l = stats.w + w, stats.d + d, stats.l + l
-        stats.penta = [a + b for a, b in zip(stats.penta, penta)]
+    for part in parts:
+        stats.add_counts(*part)
     n = stats.w + stats.d + stats.l
     if n == 0:
         print("pool.py: no games", file=sys.stderr)
