@@ -73,7 +73,7 @@ pub(super) struct TrainArgs {
     #[arg(long, requires = "resume")]
     anchor: bool,
     /// Start from a `--resume` net with fewer hidden neurons than this build
-    /// has (a `hidden256` build widening a 128-neuron net): the new neurons
+    /// has (the default 256-neuron build widening a 128-neuron net): the new neurons
     /// start silent, so training begins exactly where that net is.
     #[arg(long, requires = "resume")]
     widen: bool,

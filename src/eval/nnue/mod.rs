@@ -37,14 +37,14 @@ use shakmaty::{Chess, Color, Piece, Position, Square};
 
 /// Inputs: 2 colours (own, other) × 6 piece types × 64 squares.
 pub const INPUTS: usize = 768;
-/// Hidden neurons per perspective: 128, or 256 in a build with the
-/// `hidden256` feature (for training and trying wider nets; such a build
-/// loads a 128-neuron net, the embedded one included, padded with silent
-/// neurons: the same evaluations, at the wider net's cost).
-pub const HIDDEN: usize = if cfg!(feature = "hidden256") {
-    256
-} else {
+/// Hidden neurons per perspective: 256, or 128 in a build with the
+/// `hidden128` feature (for training and measuring narrower nets). A build
+/// loads a narrower net padded with silent neurons: the same evaluations,
+/// at the wider net's cost.
+pub const HIDDEN: usize = if cfg!(feature = "hidden128") {
     128
+} else {
+    256
 };
 /// Quantisation of the feature transformer (weights and biases × `QA`);
 /// activations are clipped to `0..=QA`.

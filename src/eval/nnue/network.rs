@@ -27,8 +27,15 @@ pub const MAGIC: &[u8; 4] = b"FRNN";
 pub const VERSION: u32 = 1;
 /// The file name of the embedded net, as `uci` shows it for `EvalFile`
 /// (no word `default` in it: python-chess splits option lines on that word).
+/// A `hidden128` build embeds n16, the last 128-neuron net.
+#[cfg(not(feature = "hidden128"))]
+pub const DEFAULT_NAME: &str = "ferrum-n26w.nnue";
+#[cfg(feature = "hidden128")]
 pub const DEFAULT_NAME: &str = "ferrum-n16.nnue";
 
+#[cfg(not(feature = "hidden128"))]
+static EMBEDDED: &[u8] = include_bytes!("../../../nets/ferrum-n26w.nnue");
+#[cfg(feature = "hidden128")]
 static EMBEDDED: &[u8] = include_bytes!("../../../nets/ferrum-n16.nnue");
 
 /// Quantised weights of a 768 → `HIDDEN` ×2 → 1 perspective network.
@@ -203,7 +210,7 @@ impl RawNet {
 
 impl Network {
     /// Parses a net file of this build's shape, or of fewer neurons (a
-    /// 128-neuron net in a `hidden256` build), which it pads with silent
+    /// 128-neuron net in the default 256-neuron build), which it pads with silent
     /// neurons (all weights zero) so that it evaluates exactly as it would
     /// at its own width; a clear message says what is wrong with a bad one.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, String> {
