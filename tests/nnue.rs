@@ -16,16 +16,21 @@ use std::sync::Arc;
 
 /// A net with every weight random (and non-zero biases), quantised.
 fn random_net(seed: u64, mirror: bool) -> Network {
-    random_float_net(seed, mirror, false).quantise()
+    random_float_net(seed, mirror, 1).quantise()
 }
 
-/// A random float net; with king buckets, each input set is drawn on its
-/// own (so that using the wrong set shows).
-fn random_float_net(seed: u64, mirror: bool, king_buckets: bool) -> FloatNet {
+/// A random float net with `king_buckets` input sets (1, 4 or 8); with
+/// more than one, each set is drawn on its own (so that using the wrong set
+/// shows).
+fn random_float_net(seed: u64, mirror: bool, king_buckets: usize) -> FloatNet {
     let mut f = FloatNet::random(seed);
     f.mirror = mirror;
-    if king_buckets {
-        f = f.with_king_buckets();
+    if king_buckets > 1 {
+        f = match king_buckets {
+            4 => f.with_king_buckets(),
+            _ => f.with_fine_king_buckets(),
+        };
+        assert_eq!(f.king_buckets, king_buckets);
         let mut rng = StdRng::seed_from_u64(seed + 3);
         let a = 1.0 / (768f32).sqrt();
         f.ft_w.iter_mut().for_each(|w| *w = rng.random_range(-a..a));
@@ -133,7 +138,7 @@ fn check_games(net: &Arc<Network>, start: &Chess, games: usize, seed: u64, seen:
 #[test]
 fn incremental_accumulators_equal_a_refresh() {
     for mirror in [false, true] {
-        incremental_for(mirror, false);
+        incremental_for(mirror, 1);
     }
 }
 
@@ -142,13 +147,22 @@ fn incremental_accumulators_equal_a_refresh_with_king_buckets() {
     // King moves across bucket borders (and the d/e line) refresh one
     // perspective; every other move updates it.
     for mirror in [false, true] {
-        incremental_for(mirror, true);
+        incremental_for(mirror, 4);
     }
 }
 
-fn incremental_for(mirror: bool, king_buckets: bool) {
+#[test]
+fn incremental_accumulators_equal_a_refresh_with_fine_king_buckets() {
+    // Castling and king walks cross the wing borders of the first ranks
+    // too (a–c | d–e | f–h, a–d | e–h).
+    for mirror in [false, true] {
+        incremental_for(mirror, 8);
+    }
+}
+
+fn incremental_for(mirror: bool, king_buckets: usize) {
     let net = Arc::new(random_float_net(11, mirror, king_buckets).quantise());
-    assert_eq!(net.king_buckets, if king_buckets { 4 } else { 1 });
+    assert_eq!(net.king_buckets, king_buckets);
     let mut seen = Seen::default();
     check_games(&net, &Chess::default(), 60, 1, &mut seen);
     // Chess960 starts, including ones where the king or rook stays put or
@@ -393,7 +407,7 @@ fn net_files_round_trip_and_bad_ones_are_refused() {
     );
     assert!(back.mirror);
     let mut flags = bytes.clone();
-    flags[16..20].copy_from_slice(&9u32.to_le_bytes());
+    flags[16..20].copy_from_slice(&17u32.to_le_bytes());
     assert!(Network::from_bytes(&flags).unwrap_err().contains("flags"));
     let mut version = bytes.clone();
     version[4..8].copy_from_slice(&9u32.to_le_bytes());
@@ -638,7 +652,7 @@ fn king_buckets_agree_in_engine_and_trainer_and_start_from_the_net_they_copy() {
     // king on the board) agree with the trainer's floats (set from the
     // record) within the stated tolerance, and most sets are used.
     for mirror in [false, true] {
-        let f = random_float_net(62, mirror, true);
+        let f = random_float_net(62, mirror, 4);
         let q = Arc::new(f.quantise());
         let mut used = std::collections::HashSet::new();
         for (p, rec) in positions.iter().zip(&records) {
@@ -682,6 +696,60 @@ fn king_buckets_agree_in_engine_and_trainer_and_start_from_the_net_they_copy() {
     assert!(err.contains("4 king bucket"), "{err}");
 }
 
+#[test]
+fn fine_king_buckets_refine_the_rank_bands_and_start_from_the_net_they_copy() {
+    use ferrum::eval::nnue::{FINE_KING_BUCKETS, FINE_TO_COARSE, KING_BUCKETS, king_bucket};
+    use shakmaty::Square;
+    // Every square of the king, from either side: each fine set lies in the
+    // rank band it refines, and all eight are reachable.
+    let mut used = std::collections::HashSet::new();
+    for sq in Square::ALL {
+        for c in [Color::White, Color::Black] {
+            let fine = king_bucket(FINE_KING_BUCKETS, c, Some(sq));
+            assert_eq!(FINE_TO_COARSE[fine], king_bucket(KING_BUCKETS, c, Some(sq)));
+            used.insert(fine);
+        }
+    }
+    assert_eq!(used.len(), FINE_KING_BUCKETS);
+    // The castled kings and the king at home each have a set of their own,
+    // the same for both colours.
+    let b = |c, sq| king_bucket(FINE_KING_BUCKETS, c, Some(sq));
+    assert_eq!(b(Color::White, Square::G1), b(Color::Black, Square::G8));
+    assert_eq!(b(Color::White, Square::C1), b(Color::Black, Square::B8));
+    let homes = [Square::C1, Square::E1, Square::G1].map(|sq| b(Color::White, sq));
+    assert!(homes[0] != homes[1] && homes[1] != homes[2] && homes[0] != homes[2]);
+    // The shipped net given fine buckets evaluates every position exactly as
+    // itself, float and quantised; its file says so (flag bit 3), round-trips,
+    // and a checkpoint of it too.
+    let positions = random_positions(300, 63);
+    let records: Vec<ChessBoard> = positions.iter().map(record).collect();
+    let shipped = default_net().unwrap();
+    let base = FloatNet::dequantise(&shipped);
+    let fine = base.clone().with_fine_king_buckets();
+    assert_eq!(fine.king_buckets, FINE_KING_BUCKETS);
+    let q = fine.quantise();
+    for (p, rec) in positions.iter().zip(&records) {
+        assert_eq!(base.eval_record(rec), fine.eval_record(rec));
+        let a = Accumulator::refresh(&shipped, p.board());
+        let b = Accumulator::refresh(&q, p.board());
+        assert_eq!(shipped.evaluate(&a, p.turn()), q.evaluate(&b, p.turn()));
+    }
+    let bytes = q.to_bytes();
+    let outputs = shipped.out_bias.len();
+    assert_eq!(bytes.len(), network::file_size(outputs, FINE_KING_BUCKETS));
+    let flags = u32::from_le_bytes(bytes[16..20].try_into().unwrap());
+    assert_eq!(flags & 12, 8);
+    assert_eq!(Network::from_bytes(&bytes).unwrap().to_bytes(), bytes);
+    assert_eq!(FloatNet::from_bytes(&fine.to_bytes()).unwrap(), fine);
+    // Cut to a four-set net's size, or with both bucket flags, it is refused.
+    let err = Network::from_bytes(&bytes[..network::file_size(outputs, KING_BUCKETS)]).unwrap_err();
+    assert!(err.contains("8 king bucket"), "{err}");
+    let mut both = bytes.clone();
+    both[16] |= 4;
+    let err = Network::from_bytes(&both).unwrap_err();
+    assert!(err.contains("both"), "{err}");
+}
+
 /// `net`'s file cut to its first `h` neurons: a net of `h` neurons that
 /// evaluates as `net` does when its other neurons have zero output weights.
 fn narrow_file(net: &Network, h: usize) -> Vec<u8> {
@@ -710,7 +778,7 @@ fn a_widened_net_starts_exactly_as_the_narrower_net() {
     let h = HIDDEN / 2;
     let positions = random_positions(300, 71);
     let records: Vec<ChessBoard> = positions.iter().map(record).collect();
-    for (mirror, king_buckets) in [(false, false), (true, true)] {
+    for (mirror, king_buckets) in [(false, 1), (true, 4), (false, 8)] {
         // A net whose last neurons are silent (zero output weights), and
         // the same net written at `h` neurons.
         let mut f = random_float_net(72, mirror, king_buckets);

@@ -61,6 +61,11 @@ pub(super) struct TrainArgs {
     /// resumed net with one starts with 4 copies of it (evaluating exactly as before).
     #[arg(long)]
     king_buckets: bool,
+    /// Give the net 8 input weight sets chosen by the rank and wing of each perspective's
+    /// king; a resumed net with 1 or 4 starts with copies of them (evaluating exactly as
+    /// before).
+    #[arg(long, conflicts_with = "king_buckets")]
+    fine_king_buckets: bool,
     /// Show each training position mirrored left-right half of the time (a net that
     /// mirrors already is trained as it is).
     #[arg(long)]
@@ -155,6 +160,9 @@ pub(super) fn run(args: &TrainArgs) -> ExitCode {
     }
     if args.king_buckets {
         net = net.with_king_buckets();
+    }
+    if args.fine_king_buckets {
+        net = net.with_fine_king_buckets();
     }
     if let Err(e) = std::fs::create_dir_all(&cfg.out_dir) {
         eprintln!("ferrum train: cannot create {}: {e}", cfg.out_dir.display());

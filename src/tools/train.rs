@@ -19,8 +19,8 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
 use crate::eval::nnue::{
-    HIDDEN, INPUTS, KING_BUCKETS, Network, OUTPUT_BUCKETS, QA, QB, RawNet, SCALE, WEIGHT_CLIP,
-    mirror_features, output_bucket, record_features,
+    FINE_KING_BUCKETS, FINE_TO_COARSE, HIDDEN, INPUTS, KING_BUCKETS, Network, OUTPUT_BUCKETS, QA,
+    QB, RawNet, SCALE, WEIGHT_CLIP, mirror_features, output_bucket, record_features,
 };
 
 /// Float weights in the same shape as [`Network`] (feature weights row-major,
@@ -36,7 +36,7 @@ pub struct FloatNet {
     pub out_b: Vec<f32>,
     /// The net mirrors (see [`crate::eval::nnue::mirrors`]).
     pub mirror: bool,
-    /// Input weight sets (1 or [`KING_BUCKETS`], see
+    /// Input weight sets (1, [`KING_BUCKETS`] or [`FINE_KING_BUCKETS`], see
     /// [`crate::eval::nnue::king_bucket`]).
     pub king_buckets: usize,
 }
@@ -76,6 +76,23 @@ impl FloatNet {
             self.king_buckets = KING_BUCKETS;
         }
         self
+    }
+
+    /// The same net with [`FINE_KING_BUCKETS`] input weight sets, each a
+    /// copy of the set it refines ([`FINE_TO_COARSE`]; a net without king
+    /// buckets is given them first): it evaluates every position exactly as
+    /// before. A net that has them already is returned as it is.
+    pub fn with_fine_king_buckets(self) -> FloatNet {
+        let mut net = self.with_king_buckets();
+        if net.king_buckets == KING_BUCKETS {
+            let set = INPUTS * HIDDEN;
+            net.ft_w = FINE_TO_COARSE
+                .iter()
+                .flat_map(|&c| net.ft_w[c * set..(c + 1) * set].iter().copied())
+                .collect();
+            net.king_buckets = FINE_KING_BUCKETS;
+        }
+        net
     }
 
     /// Output layers (1, or [`OUTPUT_BUCKETS`]).
@@ -284,7 +301,7 @@ impl FloatNet {
             return Err(format!("checkpoint with {buckets} output layers"));
         }
         let king_buckets = (shape >> 24 & 0xf) as usize + 1;
-        if king_buckets != 1 && king_buckets != KING_BUCKETS {
+        if ![1, KING_BUCKETS, FINE_KING_BUCKETS].contains(&king_buckets) {
             return Err(format!("checkpoint with {king_buckets} king buckets"));
         }
         let mut net = FloatNet::zeros_with(buckets, king_buckets);

@@ -24,7 +24,9 @@
 //! (a third flag): [`KING_BUCKETS`] sets of input weights, each
 //! perspective using the set of the rank its own king stands on
 //! ([`king_bucket`]), so that a piece on a square can mean one thing with
-//! the king at home and another with the king up the board.
+//! the king at home and another with the king up the board; or
+//! [`FINE_KING_BUCKETS`] sets (a fourth flag), the rank bands split by the
+//! king's wing.
 
 pub mod accumulator;
 pub mod network;
@@ -60,9 +62,19 @@ pub const WEIGHT_CLIP: f32 = 1.98;
 /// Input weight sets of a net with king buckets (one without has one).
 pub const KING_BUCKETS: usize = 4;
 
+/// Input weight sets of a net with *fine* king buckets: the
+/// [`KING_BUCKETS`] rank bands, the lower three split by the king's wing
+/// (see [`king_bucket`]), so that a king castled short, one castled long
+/// and one still in the centre each read the pawns in front of them with
+/// weights of their own.
+pub const FINE_KING_BUCKETS: usize = 8;
+
 /// The input weight set a perspective uses, for a net with `buckets` sets
-/// (1 or [`KING_BUCKETS`]), by the rank of its own king counted from its
-/// own side: the first rank, the second, the third and fourth, the rest.
+/// (1, [`KING_BUCKETS`] or [`FINE_KING_BUCKETS`]), by the square of its own
+/// king counted from its own side. Four sets: the first rank, the second,
+/// the third and fourth, the rest. Eight: the first rank split into files
+/// a–c, d–e and f–h; the second into a–d and e–h; the third and fourth
+/// into a–d and e–h; the rest one set ([`FINE_TO_COARSE`] maps each back).
 #[inline]
 pub fn king_bucket(buckets: usize, perspective: Color, king: Option<Square>) -> usize {
     if buckets <= 1 {
@@ -75,11 +87,26 @@ pub fn king_bucket(buckets: usize, perspective: Color, king: Option<Square>) -> 
         Color::White => k.rank() as usize,
         Color::Black => 7 - k.rank() as usize,
     };
-    KING_RANK_BUCKET[rank]
+    if buckets == FINE_KING_BUCKETS {
+        let file = k.file() as usize;
+        match rank {
+            0 => [0, 0, 0, 1, 1, 2, 2, 2][file],
+            1 => 3 + usize::from(file >= 4),
+            2 | 3 => 5 + usize::from(file >= 4),
+            _ => 7,
+        }
+    } else {
+        KING_RANK_BUCKET[rank]
+    }
 }
 
 /// [`king_bucket`] by relative rank (0 = the own first rank).
 const KING_RANK_BUCKET: [usize; 8] = [0, 1, 2, 2, 3, 3, 3, 3];
+
+/// The [`KING_BUCKETS`] set each of the [`FINE_KING_BUCKETS`] sets refines:
+/// a net given fine buckets starts with each a copy of this one, so that
+/// it evaluates exactly as before.
+pub const FINE_TO_COARSE: [usize; FINE_KING_BUCKETS] = [0, 0, 0, 1, 1, 2, 2, 3];
 
 /// Output layers of a net with output buckets (one without has one).
 pub const OUTPUT_BUCKETS: usize = 8;

@@ -5,7 +5,8 @@
 //! version, input count, hidden size and flags (bit 0: the net mirrors,
 //! see [`super::mirrors`]; bit 1: it has [`OUTPUT_BUCKETS`] output layers,
 //! see [`super::output_bucket`], else one; bit 2: it has [`KING_BUCKETS`]
-//! input weight sets, see [`super::king_bucket`], else one); then `i16`
+//! input weight sets, see [`super::king_bucket`]; bit 3: it has
+//! [`FINE_KING_BUCKETS`]; neither: one); then `i16`
 //! feature weights (`INPUTS` rows of `HIDDEN` for each set, × `QA`), `i16`
 //! feature biases (× `QA`), for
 //! each output layer `i16` output weights (`HIDDEN` for the side to move,
@@ -17,8 +18,8 @@ use std::sync::{Arc, OnceLock};
 
 use super::simd::screlu_dot;
 use super::{
-    Accumulator, HIDDEN, INPUTS, KING_BUCKETS, OUTPUT_BUCKETS, QA, QB, SCALE, WEIGHT_CLIP,
-    output_bucket,
+    Accumulator, FINE_KING_BUCKETS, HIDDEN, INPUTS, KING_BUCKETS, OUTPUT_BUCKETS, QA, QB, SCALE,
+    WEIGHT_CLIP, output_bucket,
 };
 
 /// File magic.
@@ -51,8 +52,8 @@ pub struct Network {
     pub out_bias: Vec<i32>,
     /// Each perspective mirrors the board left-right when its king is on files e–h.
     pub mirror: bool,
-    /// Input weight sets (1 or [`KING_BUCKETS`]), chosen by the rank of
-    /// the perspective's king ([`super::king_bucket`]).
+    /// Input weight sets (1, [`KING_BUCKETS`] or [`FINE_KING_BUCKETS`]),
+    /// chosen by the square of the perspective's king ([`super::king_bucket`]).
     pub king_buckets: usize,
 }
 
@@ -81,6 +82,7 @@ const HEADER: usize = 20;
 const FLAG_MIRROR: u32 = 1;
 const FLAG_BUCKETS: u32 = 2;
 const FLAG_KING_BUCKETS: u32 = 4;
+const FLAG_FINE_KING_BUCKETS: u32 = 8;
 
 /// Size in bytes of a file holding a net of this build's shape with
 /// `buckets` output layers and `king_buckets` input weight sets.
@@ -142,7 +144,7 @@ pub struct RawNet {
     pub out_bias: Vec<i32>,
     /// The net mirrors.
     pub mirror: bool,
-    /// Input weight sets (1 or [`KING_BUCKETS`]).
+    /// Input weight sets (1, [`KING_BUCKETS`] or [`FINE_KING_BUCKETS`]).
     pub king_buckets: usize,
 }
 
@@ -166,8 +168,14 @@ impl RawNet {
                 "network is {inputs}->{hidden}, this build plays {INPUTS}->{HIDDEN}"
             ));
         }
-        if flags & !(FLAG_MIRROR | FLAG_BUCKETS | FLAG_KING_BUCKETS) != 0 {
+        let known = FLAG_MIRROR | FLAG_BUCKETS | FLAG_KING_BUCKETS | FLAG_FINE_KING_BUCKETS;
+        if flags & !known != 0 {
             return Err(format!("unknown network flags {flags:#x}"));
+        }
+        if flags & FLAG_KING_BUCKETS != 0 && flags & FLAG_FINE_KING_BUCKETS != 0 {
+            return Err(format!(
+                "network flags {flags:#x} ask for both {KING_BUCKETS} and {FINE_KING_BUCKETS} king buckets"
+            ));
         }
         let buckets = if flags & FLAG_BUCKETS != 0 {
             OUTPUT_BUCKETS
@@ -176,6 +184,8 @@ impl RawNet {
         };
         let king_buckets = if flags & FLAG_KING_BUCKETS != 0 {
             KING_BUCKETS
+        } else if flags & FLAG_FINE_KING_BUCKETS != 0 {
+            FINE_KING_BUCKETS
         } else {
             1
         };
@@ -256,7 +266,9 @@ impl Network {
         if buckets > 1 {
             flags |= FLAG_BUCKETS;
         }
-        if self.king_buckets > 1 {
+        if self.king_buckets == FINE_KING_BUCKETS {
+            flags |= FLAG_FINE_KING_BUCKETS;
+        } else if self.king_buckets > 1 {
             flags |= FLAG_KING_BUCKETS;
         }
         for v in [VERSION, INPUTS as u32, HIDDEN as u32, flags] {
