@@ -7,12 +7,13 @@
 //! the rook's squares, 6 en passant). 0 means "no move" (a1a1 is no move).
 //!
 //! Also the cheap tests the search asks of a move before playing it
-//! ([`gives_direct_check`], [`attacks_king_zone`]).
+//! ([`gives_direct_check`], [`attacks_king_zone`]), and the squares a side
+//! attacks ([`attacked_by`]), which the quiet-move history is keyed by.
 
 use crate::chess::movegen::{self, Pins};
 use arrayvec::ArrayVec;
 use shakmaty::{
-    Bitboard, CastlingSide, Chess, Color, Move, Piece, Position, Role, Square, attacks,
+    Bitboard, Board, CastlingSide, Chess, Color, Move, Piece, Position, Role, Square, attacks,
 };
 
 /// Packs a move into 16 bits.
@@ -107,6 +108,33 @@ fn attacks_after(pos: &Chess, m: Move) -> Option<(Bitboard, Square)> {
     Some((attacks::attacks(to, piece, occupied), king))
 }
 
+/// Every square a piece of `by` attacks (pins and checks aside): the
+/// threats the other side's quiet moves step away from or into.
+pub fn attacked_by(board: &Board, by: Color) -> Bitboard {
+    const FILE_A: u64 = 0x0101_0101_0101_0101;
+    const FILE_H: u64 = FILE_A << 7;
+    let occupied = board.occupied();
+    let ours = board.by_color(by);
+    let pawns = (ours & board.pawns()).0;
+    let mut out = Bitboard(match by {
+        Color::White => ((pawns & !FILE_A) << 7) | ((pawns & !FILE_H) << 9),
+        Color::Black => ((pawns & !FILE_H) >> 7) | ((pawns & !FILE_A) >> 9),
+    });
+    for sq in ours & board.knights() {
+        out |= attacks::knight_attacks(sq);
+    }
+    for sq in ours & (board.bishops() | board.queens()) {
+        out |= attacks::bishop_attacks(sq, occupied);
+    }
+    for sq in ours & (board.rooks() | board.queens()) {
+        out |= attacks::rook_attacks(sq, occupied);
+    }
+    for sq in ours & board.kings() {
+        out |= attacks::king_attacks(sq);
+    }
+    out
+}
+
 /// Whether `m` gives check directly (the moved piece attacks the enemy
 /// king); discovered checks are not seen. Cheap enough for pruning
 /// decisions before the move is played.
@@ -149,6 +177,32 @@ mod tests {
                 assert_eq!(unpack(&pos, pack(m)), Some(m), "{fen} {m:?}");
             }
             let _ = EnPassantMode::Legal;
+        }
+    }
+
+    #[test]
+    fn attacked_squares_agree_with_shakmaty_on_every_square() {
+        // Positions with pawns on both edge files (the shifts must not
+        // wrap), sliders behind blockers, and promotions to come.
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+            "8/p6p/1P4P1/P6P/p6p/1p4p1/P6P/k6K w - - 0 1",
+        ] {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            let board = pos.board();
+            for by in Color::ALL {
+                let attacked = attacked_by(board, by);
+                for sq in Square::ALL {
+                    let expected = board.attacks_to(sq, by, board.occupied()).any();
+                    assert_eq!(attacked.contains(sq), expected, "{fen} {by:?} {sq:?}");
+                }
+            }
         }
     }
 

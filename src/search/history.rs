@@ -7,7 +7,7 @@
 //! captured piece). Every history is updated with a bonus/malus and
 //! gravity so that old results fade.
 
-use shakmaty::{Color, Move, Role, Square};
+use shakmaty::{Bitboard, Color, Move, Role, Square};
 
 use crate::chess::score::MAX_PLY;
 use crate::search::correction::CorrectionHistory;
@@ -48,7 +48,10 @@ fn piece_index(color: Color, role: Role) -> usize {
 
 /// Per-thread ordering tables.
 pub struct History {
-    butterfly: Box<[[[i32; 64]; 64]; 2]>,
+    /// `[color][from attacked][to attacked][from][to]`: a quiet move that
+    /// takes a piece out of an attack, or puts it into one, is learnt apart
+    /// from the same move played without that threat.
+    butterfly: Box<[[[[[i32; 64]; 64]; 2]; 2]; 2]>,
     /// `[previous piece-to][piece-to]`, flattened.
     continuation: Vec<i16>,
     /// One bit per row of `continuation` written since the last clear, so
@@ -68,7 +71,7 @@ pub struct History {
 impl Default for History {
     fn default() -> Self {
         History {
-            butterfly: Box::new([[[0; 64]; 64]; 2]),
+            butterfly: Box::new([[[[[0; 64]; 64]; 2]; 2]; 2]),
             continuation: vec![0; PIECE_TO * PIECE_TO],
             continuation_rows: [0; PIECE_TO / 64],
             capture: vec![0; PIECE_TO * 6],
@@ -91,6 +94,15 @@ fn from_to(m: Move) -> (usize, usize) {
     (m.from().map_or(to, |s: Square| s as usize), to)
 }
 
+/// Whether each end of a quiet move (from, to) is attacked by the opponent.
+#[inline]
+fn threatened(threats: Bitboard, f: usize, t: usize) -> (usize, usize) {
+    (
+        ((threats.0 >> f) & 1) as usize,
+        ((threats.0 >> t) & 1) as usize,
+    )
+}
+
 /// Bonus for a move at a given depth.
 pub fn bonus(depth: i32) -> i32 {
     (depth * depth * 16 + 32 * depth).min(1600)
@@ -100,7 +112,13 @@ impl History {
     /// Empties every table (for `ucinewgame`, and `bench` between
     /// positions), in place: the memory stays mapped and touched.
     pub fn clear(&mut self) {
-        self.butterfly.as_flattened_mut().as_flattened_mut().fill(0);
+        for by_color in self.butterfly.iter_mut() {
+            by_color
+                .as_flattened_mut()
+                .as_flattened_mut()
+                .as_flattened_mut()
+                .fill(0);
+        }
         for (word, bits) in self.continuation_rows.iter_mut().enumerate() {
             while *bits != 0 {
                 let row = word * 64 + bits.trailing_zeros() as usize;
@@ -122,18 +140,21 @@ impl History {
         }
     }
 
-    /// History score of a quiet move.
+    /// History score of a quiet move; `threats` are the squares the
+    /// opponent attacks.
     #[inline]
-    pub fn quiet(&self, color: Color, m: Move) -> i32 {
+    pub fn quiet(&self, color: Color, m: Move, threats: Bitboard) -> i32 {
         let (f, t) = from_to(m);
-        self.butterfly[color as usize][f][t]
+        let (tf, tt) = threatened(threats, f, t);
+        self.butterfly[color as usize][tf][tt][f][t]
     }
 
     /// Applies a bonus (positive) or malus (negative) with gravity: the
     /// closer a value is to the bound, the less it moves.
-    pub fn update_quiet(&mut self, color: Color, m: Move, delta: i32) {
+    pub fn update_quiet(&mut self, color: Color, m: Move, threats: Bitboard, delta: i32) {
         let (f, t) = from_to(m);
-        let h = &mut self.butterfly[color as usize][f][t];
+        let (tf, tt) = threatened(threats, f, t);
+        let h = &mut self.butterfly[color as usize][tf][tt][f][t];
         *h = gravity(*h, delta);
     }
 
@@ -150,14 +171,27 @@ impl History {
 
     /// Ordering score of a quiet move: butterfly plus continuation history.
     #[inline]
-    pub fn quiet_score(&self, color: Color, m: Move, conts: &Continuations) -> i32 {
-        self.quiet(color, m) + self.continuation(color, m, conts)
+    pub fn quiet_score(
+        &self,
+        color: Color,
+        m: Move,
+        conts: &Continuations,
+        threats: Bitboard,
+    ) -> i32 {
+        self.quiet(color, m, threats) + self.continuation(color, m, conts)
     }
 
     /// Rewards (positive `delta`) or punishes a quiet move in the butterfly
     /// and continuation histories.
-    pub fn update_quiet_all(&mut self, color: Color, m: Move, conts: &Continuations, delta: i32) {
-        self.update_quiet(color, m, delta);
+    pub fn update_quiet_all(
+        &mut self,
+        color: Color,
+        m: Move,
+        conts: &Continuations,
+        threats: Bitboard,
+        delta: i32,
+    ) {
+        self.update_quiet(color, m, threats, delta);
         let key = PieceTo::new(color, m).index();
         for c in conts.iter().flatten() {
             let row = c.index();
@@ -238,16 +272,47 @@ mod tests {
             to: Square::F3,
             promotion: None,
         };
+        let none = Bitboard::EMPTY;
         for _ in 0..1000 {
-            h.update_quiet(Color::White, m, bonus(20));
+            h.update_quiet(Color::White, m, none, bonus(20));
         }
-        let v = h.quiet(Color::White, m);
+        let v = h.quiet(Color::White, m, none);
         assert!(v > HISTORY_MAX / 2 && v <= HISTORY_MAX, "{v}");
-        assert_eq!(h.quiet(Color::Black, m), 0);
+        assert_eq!(h.quiet(Color::Black, m, none), 0);
         for _ in 0..1000 {
-            h.update_quiet(Color::White, m, -bonus(20));
+            h.update_quiet(Color::White, m, none, -bonus(20));
         }
-        assert!(h.quiet(Color::White, m) < 0);
+        assert!(h.quiet(Color::White, m, none) < 0);
+    }
+
+    #[test]
+    fn quiet_history_is_kept_apart_by_the_threats_on_both_squares() {
+        let mut h = History::default();
+        let m = Move::Normal {
+            role: Role::Knight,
+            from: Square::G1,
+            capture: None,
+            to: Square::F3,
+            promotion: None,
+        };
+        let from_attacked = Bitboard::from(Square::G1);
+        let to_attacked = Bitboard::from(Square::F3);
+        // Threats on other squares do not change the key.
+        let elsewhere = Bitboard::from(Square::A8) | Bitboard::from(Square::H5);
+        h.update_quiet(Color::White, m, from_attacked, bonus(10));
+        assert!(h.quiet(Color::White, m, from_attacked) > 0);
+        assert_eq!(
+            h.quiet(Color::White, m, from_attacked | elsewhere),
+            h.quiet(Color::White, m, from_attacked)
+        );
+        for other in [
+            Bitboard::EMPTY,
+            to_attacked,
+            from_attacked | to_attacked,
+            elsewhere,
+        ] {
+            assert_eq!(h.quiet(Color::White, m, other), 0, "{other:?}");
+        }
     }
 
     #[test]
@@ -276,13 +341,14 @@ mod tests {
         };
         let after_e5 = [Some(PieceTo::new(Color::Black, e5)), None];
         let after_d5 = [Some(PieceTo::new(Color::Black, d5)), None];
-        h.update_quiet_all(Color::White, nf3, &after_e5, bonus(8));
+        let threats = Bitboard::from(Square::F3);
+        h.update_quiet_all(Color::White, nf3, &after_e5, threats, bonus(8));
         assert!(h.continuation(Color::White, nf3, &after_e5) > 0);
         assert_eq!(h.continuation(Color::White, nf3, &after_d5), 0);
         assert_eq!(h.continuation(Color::White, nf3, &[None, None]), 0);
         assert_eq!(
-            h.quiet_score(Color::White, nf3, &after_e5),
-            h.quiet(Color::White, nf3) + h.continuation(Color::White, nf3, &after_e5)
+            h.quiet_score(Color::White, nf3, &after_e5, threats),
+            h.quiet(Color::White, nf3, threats) + h.continuation(Color::White, nf3, &after_e5)
         );
         // Both plies back count, each with its own table row.
         let both = [after_d5[0], after_e5[0]];
@@ -344,7 +410,9 @@ mod tests {
                 Some(PieceTo::new(color, random_move(None))),
             ];
             let m = random_move(None);
-            h.update_quiet_all(color, m, &prev, bonus(6) * if i % 3 == 0 { -1 } else { 1 });
+            let threats = Bitboard(m.to() as u64 * 0x0101_0101 + i as u64);
+            let delta = bonus(6) * if i % 3 == 0 { -1 } else { 1 };
+            h.update_quiet_all(color, m, &prev, threats, delta);
             h.update_capture(color, random_move(Some(Role::Pawn)), bonus(4));
             h.add_killer(i % 10, m);
             h.set_counter(Some(random_move(None)), m);
@@ -354,6 +422,8 @@ mod tests {
         assert!(h.continuation.iter().all(|&v| v == 0));
         assert!(
             h.butterfly
+                .as_flattened()
+                .as_flattened()
                 .as_flattened()
                 .as_flattened()
                 .iter()

@@ -24,7 +24,7 @@
 //! captures are dropped.
 
 use arrayvec::ArrayVec;
-use shakmaty::{Chess, Color, Move, MoveList, Position};
+use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position};
 
 use crate::chess::movegen::{self, Pins};
 use crate::chess::moves;
@@ -63,6 +63,8 @@ pub struct MovePicker {
     tt_move: Option<Move>,
     refutations: [Option<Move>; 3],
     conts: Continuations,
+    /// The squares the opponent attacks, a key of the quiet history.
+    threats: Bitboard,
     moves: MoveList,
     /// Order scores, one per move of `moves`.
     scores: ArrayVec<i32, 256>,
@@ -92,18 +94,21 @@ pub struct MovePicker {
 
 impl MovePicker {
     /// A picker for the main search. `tt_move` must be legal in the
-    /// position; `conts` are the previous moves quiets are scored against.
+    /// position; `conts` are the previous moves and `threats` the squares
+    /// the opponent attacks, the keys quiets are scored by.
     pub fn new(
         tt_move: Option<Move>,
         killers: [Option<Move>; 2],
         counter: Option<Move>,
         conts: Continuations,
+        threats: Bitboard,
     ) -> MovePicker {
         MovePicker {
             stage: Stage::TtMove,
             tt_move,
             refutations: [killers[0], killers[1], counter],
             conts,
+            threats,
             moves: MoveList::new(),
             scores: ArrayVec::new(),
             noisy_end: 0,
@@ -120,9 +125,16 @@ impl MovePicker {
     }
 
     /// A picker for quiescence search: good captures and queen promotions
-    /// only (the table move too, if it is one of those).
-    pub fn quiescence(tt_move: Option<Move>) -> MovePicker {
-        let mut p = MovePicker::new(tt_move.filter(|&m| is_noisy(m)), [None; 2], None, [None; 2]);
+    /// only (the table move too, if it is one of those); in check, every
+    /// evasion, the quiet ones scored with `threats` as in the main search.
+    pub fn quiescence(tt_move: Option<Move>, threats: Bitboard) -> MovePicker {
+        let mut p = MovePicker::new(
+            tt_move.filter(|&m| is_noisy(m)),
+            [None; 2],
+            None,
+            [None; 2],
+            threats,
+        );
         p.quiescence = true;
         p.skip_quiets = true;
         p
@@ -317,7 +329,7 @@ impl MovePicker {
 
     fn score_quiets(&mut self, color: Color, history: &History) {
         for i in self.noisy_end..self.moves.len() {
-            self.scores[i] = history.quiet_score(color, self.moves[i], &self.conts);
+            self.scores[i] = history.quiet_score(color, self.moves[i], &self.conts, self.threats);
         }
     }
 
@@ -366,7 +378,7 @@ mod tests {
         let killer = legal.iter().copied().find(|m| !is_noisy(*m) && *m != tt);
         let out = all_moves(
             &pos,
-            MovePicker::new(Some(tt), [killer, None], None, [None; 2]),
+            MovePicker::new(Some(tt), [killer, None], None, [None; 2], Bitboard::EMPTY),
         );
         assert_eq!(out[0], tt);
         assert_eq!(out.len(), legal.len());
@@ -380,7 +392,7 @@ mod tests {
         // Black is in check from the queen; king moves are the evasions.
         let pos = parse_fen("8/8/5pp1/6k1/6pQ/6K1/8/8 b - - 0 1", false).unwrap();
         assert!(pos.is_check());
-        let out = all_moves(&pos, MovePicker::quiescence(None));
+        let out = all_moves(&pos, MovePicker::quiescence(None, Bitboard::EMPTY));
         assert_eq!(out.len(), pos.legal_moves().len());
         assert!(!out.is_empty());
     }
@@ -389,7 +401,7 @@ mod tests {
     fn quiescence_gives_good_captures_by_mvv_lva() {
         // White can take a queen with a pawn, or a defended pawn with the queen.
         let pos = parse_fen("4k3/2p5/3p4/2q5/1P6/8/8/3QK3 w - - 0 1", false).unwrap();
-        let out = all_moves(&pos, MovePicker::quiescence(None));
+        let out = all_moves(&pos, MovePicker::quiescence(None, Bitboard::EMPTY));
         let uci: Vec<String> = out
             .iter()
             .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())

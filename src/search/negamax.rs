@@ -194,7 +194,8 @@ impl Worker<'_> {
         let prev = if p > 0 { self.played[p - 1] } else { None };
         let counter = self.history.counter(prev);
         let conts = self.continuations(p);
-        let mut picker = MovePicker::new(tt_move, self.history.killers(p), counter, conts);
+        let threats = moves::attacked_by(self.state.pos().board(), !self.state.turn());
+        let mut picker = MovePicker::new(tt_move, self.history.killers(p), counter, conts, threats);
         let original_alpha = alpha;
         let mut best = -INFINITE;
         let mut best_move = None;
@@ -218,7 +219,7 @@ impl Worker<'_> {
             // Killers are quiet moves: a noisy move is never one.
             let killer = quiet && self.history.killers(p).contains(&Some(m));
             let hist = if quiet {
-                self.history.quiet_score(us, m, &conts)
+                self.history.quiet_score(us, m, &conts, threats)
             } else {
                 0
             };
@@ -410,9 +411,9 @@ impl Worker<'_> {
                         if quiet {
                             self.history.add_killer(p, m);
                             self.history.set_counter(prev, m);
-                            self.history.update_quiet_all(us, m, &conts, b);
+                            self.history.update_quiet_all(us, m, &conts, threats, b);
                             for &q in &quiets_tried {
-                                self.history.update_quiet_all(us, q, &conts, -b);
+                                self.history.update_quiet_all(us, q, &conts, threats, -b);
                             }
                         } else {
                             self.history.update_capture(us, m, b);

@@ -7,6 +7,7 @@ use crate::chess::score::{INFINITE, MAX_PLY, mated_in};
 use crate::search::movepick::MovePicker;
 use crate::search::tt::{Bound, value_to_tt};
 use crate::search::worker::Worker;
+use shakmaty::{Bitboard, Position};
 
 impl Worker<'_> {
     /// Quiescence search: stand pat on the static evaluation, then only
@@ -50,7 +51,13 @@ impl Worker<'_> {
         let original_alpha = alpha;
         let mut best = stand_pat;
         let mut best_move = None;
-        let mut picker = MovePicker::quiescence(tt_move);
+        // Evasions are the only quiet moves quiescence searches.
+        let threats = if in_check {
+            moves::attacked_by(self.state.pos().board(), !self.state.turn())
+        } else {
+            Bitboard::EMPTY
+        };
+        let mut picker = MovePicker::quiescence(tt_move, threats);
         let mut legal = 0;
         while let Some(m) = picker.next(self.state.pos(), self.history) {
             legal += 1;
