@@ -13,6 +13,7 @@ mod common;
 use common::perft_suite;
 use ferrum::chess::fen::parse_fen;
 use ferrum::chess::movegen::{self, Pins, is_legal_quiet, is_noisy, legal_moves_staged};
+use ferrum::chess::moves::attacked_by;
 use ferrum::chess::perft::{divide, perft, perft_parallel};
 use ferrum::chess::state::GameState;
 use ferrum::search::history::History;
@@ -519,7 +520,11 @@ fn move_picker_hands_out_each_legal_move_once_in_every_stage_combination() {
                 .filter(|k| k.is_some_and(|m| !legal.contains(&m)))
                 .count();
             combos[illegal.min(3)] += 1;
-            let out = picked(pos, MovePicker::new(tt, killers, counter, [None; 2]));
+            let threats = attacked_by(pos.board(), !pos.turn());
+            let out = picked(
+                pos,
+                MovePicker::new(tt, killers, counter, [None; 2], threats),
+            );
             assert_eq!(out.len(), legal.len(), "{pos:?}");
             for m in &legal {
                 assert_eq!(
@@ -531,7 +536,7 @@ fn move_picker_hands_out_each_legal_move_once_in_every_stage_combination() {
             if let Some(tt) = tt {
                 assert_eq!(out[0], tt);
             }
-            let q = picked(pos, MovePicker::quiescence(tt));
+            let q = picked(pos, MovePicker::quiescence(tt, threats));
             let mut seen = std::collections::HashSet::new();
             for m in &q {
                 assert!(legal.contains(m), "{m:?} in {pos:?}");
@@ -572,9 +577,13 @@ fn move_picker_drops_only_non_checking_quiets_after_the_switch() {
                 .random_bool(0.5)
                 .then(|| legal[rng.random_range(0..legal.len())]);
             let (killers, counter) = ([pick(&mut rng), pick(&mut rng)], pick(&mut rng));
-            let full = picked(pos, MovePicker::new(tt, killers, counter, [None; 2]));
+            let threats = attacked_by(pos.board(), !pos.turn());
+            let full = picked(
+                pos,
+                MovePicker::new(tt, killers, counter, [None; 2], threats),
+            );
             let switch = rng.random_range(0..=legal.len());
-            let mut picker = MovePicker::new(tt, killers, counter, [None; 2]);
+            let mut picker = MovePicker::new(tt, killers, counter, [None; 2], threats);
             let mut out = Vec::new();
             if switch == 0 {
                 picker.only_checking_quiets(pos);

@@ -6,7 +6,7 @@ use std::sync::mpsc::channel;
 
 use ferrum::search::threads::ThreadPool;
 use ferrum::search::tt::{Bound, TranspositionTable};
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Bitboard, Chess, Color, Position};
 
 #[test]
 fn pool_threads_run_jobs_and_keep_their_data() {
@@ -17,7 +17,7 @@ fn pool_threads_run_jobs_and_keep_their_data() {
     for i in 0..4 {
         pool.run(i, move |data| {
             data.history
-                .update_quiet(Color::White, m, 100 * (i as i32 + 1))
+                .update_quiet(Color::White, m, Bitboard::EMPTY, 100 * (i as i32 + 1))
         });
     }
     pool.wait_all();
@@ -26,7 +26,8 @@ fn pool_threads_run_jobs_and_keep_their_data() {
     for i in 0..4 {
         let tx = tx.clone();
         pool.run(i, move |data| {
-            tx.send((i, data.history.quiet(Color::White, m))).unwrap()
+            tx.send((i, data.history.quiet(Color::White, m, Bitboard::EMPTY)))
+                .unwrap()
         });
     }
     pool.wait_all();
@@ -43,7 +44,9 @@ fn pool_threads_run_jobs_and_keep_their_data() {
     let s = Arc::clone(&sum);
     pool.broadcast(move |_, _, data| {
         s.fetch_add(
-            data.history.quiet(Color::White, m).unsigned_abs() as usize,
+            data.history
+                .quiet(Color::White, m, Bitboard::EMPTY)
+                .unsigned_abs() as usize,
             Ordering::Relaxed,
         );
     });
@@ -54,8 +57,8 @@ fn pool_threads_run_jobs_and_keep_their_data() {
 fn ferrum_history_after(delta: i32) -> i32 {
     let mut h = ferrum::search::history::History::default();
     let m = Chess::default().legal_moves()[0];
-    h.update_quiet(Color::White, m, delta);
-    h.quiet(Color::White, m)
+    h.update_quiet(Color::White, m, Bitboard::EMPTY, delta);
+    h.quiet(Color::White, m, Bitboard::EMPTY)
 }
 
 #[test]

@@ -46,12 +46,15 @@ fn piece_index(color: Color, role: Role) -> usize {
     color as usize * 6 + role as usize - 1
 }
 
+/// Butterfly history of one colour: `[from attacked][to attacked][from][to]`.
+type Butterfly = [[[[i32; 64]; 64]; 2]; 2];
+
 /// Per-thread ordering tables.
 pub struct History {
-    /// `[color][from attacked][to attacked][from][to]`: a quiet move that
+    /// One [`Butterfly`] a colour: a quiet move that
     /// takes a piece out of an attack, or puts it into one, is learnt apart
     /// from the same move played without that threat.
-    butterfly: Box<[[[[[i32; 64]; 64]; 2]; 2]; 2]>,
+    butterfly: Box<[Butterfly; 2]>,
     /// `[previous piece-to][piece-to]`, flattened.
     continuation: Vec<i16>,
     /// One bit per row of `continuation` written since the last clear, so
