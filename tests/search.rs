@@ -235,7 +235,7 @@ fn win_at_chess_fixed_nodes() {
 /// at 10+0.1): 252.
 /// Net n26w, 256 neurons (bench 789923, +22 over n16 at 10+0.1): 249.
 /// Quiet history keyed by the threats on a move's squares (bench 778769,
-/// +22 at 10+0.1): 257.
+/// +27 at 10+0.1): 257.
 const WAC_SOLVED_AT_100K: usize = 257;
 
 fn score_at_depth(fen: &str, moves: &[&str], depth: i32) -> i32 {
