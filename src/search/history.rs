@@ -1,7 +1,8 @@
 //! Move-ordering memory gathered during a search: killer moves (quiet moves
 //! that caused a cutoff at the same ply), counter-moves (the quiet reply
 //! that refuted the opponent's last move), the butterfly history (how
-//! often a quiet move from-to caused a cutoff), the continuation history
+//! often a quiet move from-to caused a cutoff, kept apart by whether the
+//! opponent attacks its from and to squares), the continuation history
 //! (how good a quiet move was as a reply to the piece-to of the move one or
 //! two plies before it) and the capture history (piece, destination and
 //! captured piece). Every history is updated with a bonus/malus and
@@ -97,13 +98,13 @@ fn from_to(m: Move) -> (usize, usize) {
     (m.from().map_or(to, |s: Square| s as usize), to)
 }
 
-/// Whether each end of a quiet move (from, to) is attacked by the opponent.
+/// The butterfly key of a quiet move: whether the opponent attacks its
+/// from square and its to square, then the squares themselves.
 #[inline]
-fn threatened(threats: Bitboard, f: usize, t: usize) -> (usize, usize) {
-    (
-        ((threats.0 >> f) & 1) as usize,
-        ((threats.0 >> t) & 1) as usize,
-    )
+fn butterfly_key(m: Move, threats: Bitboard) -> [usize; 4] {
+    let (f, t) = from_to(m);
+    let attacked = |sq: usize| ((threats.0 >> sq) & 1) as usize;
+    [attacked(f), attacked(t), f, t]
 }
 
 /// Bonus for a move at a given depth.
@@ -115,13 +116,12 @@ impl History {
     /// Empties every table (for `ucinewgame`, and `bench` between
     /// positions), in place: the memory stays mapped and touched.
     pub fn clear(&mut self) {
-        for by_color in self.butterfly.iter_mut() {
-            by_color
-                .as_flattened_mut()
-                .as_flattened_mut()
-                .as_flattened_mut()
-                .fill(0);
-        }
+        self.butterfly
+            .as_flattened_mut()
+            .as_flattened_mut()
+            .as_flattened_mut()
+            .as_flattened_mut()
+            .fill(0);
         for (word, bits) in self.continuation_rows.iter_mut().enumerate() {
             while *bits != 0 {
                 let row = word * 64 + bits.trailing_zeros() as usize;
@@ -147,16 +147,14 @@ impl History {
     /// opponent attacks.
     #[inline]
     pub fn quiet(&self, color: Color, m: Move, threats: Bitboard) -> i32 {
-        let (f, t) = from_to(m);
-        let (tf, tt) = threatened(threats, f, t);
+        let [tf, tt, f, t] = butterfly_key(m, threats);
         self.butterfly[color as usize][tf][tt][f][t]
     }
 
     /// Applies a bonus (positive) or malus (negative) with gravity: the
     /// closer a value is to the bound, the less it moves.
     pub fn update_quiet(&mut self, color: Color, m: Move, threats: Bitboard, delta: i32) {
-        let (f, t) = from_to(m);
-        let (tf, tt) = threatened(threats, f, t);
+        let [tf, tt, f, t] = butterfly_key(m, threats);
         let h = &mut self.butterfly[color as usize][tf][tt][f][t];
         *h = gravity(*h, delta);
     }
