@@ -17,6 +17,16 @@ use shakmaty::{
     Square,
 };
 
+/// A hash of both sides' pawns (not of the side to move), for the search's
+/// tables learnt per pawn structure (evaluation corrections, the pawn
+/// history); they index by its top bits.
+#[inline]
+pub fn pawn_hash(board: &shakmaty::Board) -> u64 {
+    let white = (board.pawns() & board.white()).0;
+    let black = (board.pawns() & board.black()).0;
+    white.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ black.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+}
+
 /// One saved ply, restored by [`GameState::undo`].
 #[derive(Clone)]
 struct Undo {

@@ -7,6 +7,8 @@
 
 use shakmaty::{Board, Color};
 
+use crate::chess::state::pawn_hash;
+
 /// Entries per side to move (a power of two).
 const SIZE: usize = 16_384;
 /// Fixed-point scale of the stored averages.
@@ -36,10 +38,7 @@ impl Default for CorrectionHistory {
 /// A hash of both sides' pawns.
 #[inline]
 fn pawn_index(board: &Board, turn: Color) -> usize {
-    let white = (board.pawns() & board.white()).0;
-    let black = (board.pawns() & board.black()).0;
-    let h = white.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ black.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-    turn as usize * SIZE + (h >> 50) as usize % SIZE
+    turn as usize * SIZE + (pawn_hash(board) >> 50) as usize % SIZE
 }
 
 /// A hash of where `color`'s pieces other than pawns stand (king included).

@@ -4,13 +4,15 @@
 //! often a quiet move from-to caused a cutoff, kept apart by whether the
 //! opponent attacks its from and to squares), the continuation history
 //! (how good a quiet move was as a reply to the piece-to of the move one or
-//! two plies before it) and the capture history (piece, destination and
-//! captured piece). Every history is updated with a bonus/malus and
+//! two plies before it), the pawn history (how good a quiet piece-to was
+//! in the same pawn structure) and the capture history (piece, destination
+//! and captured piece). Every history is updated with a bonus/malus and
 //! gravity so that old results fade.
 
 use shakmaty::{Bitboard, Color, Move, Role, Square};
 
 use crate::chess::score::MAX_PLY;
+use crate::chess::state::pawn_hash;
 use crate::search::correction::CorrectionHistory;
 
 /// History values stay within plus or minus this bound.
@@ -47,6 +49,15 @@ fn piece_index(color: Color, role: Role) -> usize {
     color as usize * 6 + role as usize - 1
 }
 
+/// Slots of the pawn history.
+const PAWN_SLOTS: usize = 512;
+
+/// The pawn-history slot of a position's pawn structure.
+#[inline]
+pub fn pawn_slot(board: &shakmaty::Board) -> usize {
+    (pawn_hash(board) >> 55) as usize % PAWN_SLOTS
+}
+
 /// Butterfly history of one colour: `[from attacked][to attacked][from][to]`.
 type Butterfly = [[[[i32; 64]; 64]; 2]; 2];
 
@@ -63,6 +74,9 @@ pub struct History {
     /// memory, and of its start-up cost when it begins from empty tables
     /// (data generation), is this table.
     continuation_rows: [u64; PIECE_TO / 64],
+    /// `[pawn slot][piece-to]`, flattened: how a quiet move fared in
+    /// this pawn structure.
+    pawn: Vec<i16>,
     /// `[piece-to][captured role]`, flattened.
     capture: Vec<i16>,
     killers: Vec<[Option<Move>; 2]>,
@@ -78,6 +92,7 @@ impl Default for History {
             butterfly: Box::new([[[[[0; 64]; 64]; 2]; 2]; 2]),
             continuation: vec![0; PIECE_TO * PIECE_TO],
             continuation_rows: [0; PIECE_TO / 64],
+            pawn: vec![0; PAWN_SLOTS * PIECE_TO],
             capture: vec![0; PIECE_TO * 6],
             killers: vec![[None; 2]; MAX_PLY as usize + 2],
             counters: Box::new([[None; 64]; 64]),
@@ -130,6 +145,7 @@ impl History {
             }
         }
         self.capture.fill(0);
+        self.pawn.fill(0);
         self.killers.fill([None; 2]);
         self.counters.as_flattened_mut().fill(None);
         self.correction.clear();
@@ -170,7 +186,14 @@ impl History {
             .sum()
     }
 
-    /// Ordering score of a quiet move: butterfly plus continuation history.
+    /// Pawn-history score of a quiet move under the pawn structure `pawns`
+    /// ([`pawn_slot`]).
+    #[inline]
+    pub fn pawn(&self, color: Color, m: Move, pawns: usize) -> i32 {
+        i32::from(self.pawn[pawns * PIECE_TO + PieceTo::new(color, m).index()])
+    }
+
+    /// Ordering score of a quiet move: butterfly, continuation and pawn history.
     #[inline]
     pub fn quiet_score(
         &self,
@@ -178,8 +201,11 @@ impl History {
         m: Move,
         conts: &Continuations,
         threats: Bitboard,
+        pawns: usize,
     ) -> i32 {
-        self.quiet(color, m, threats) + self.continuation(color, m, conts)
+        self.quiet(color, m, threats)
+            + self.continuation(color, m, conts)
+            + self.pawn(color, m, pawns)
     }
 
     /// Rewards (positive `delta`) or punishes a quiet move in the butterfly
@@ -190,10 +216,13 @@ impl History {
         m: Move,
         conts: &Continuations,
         threats: Bitboard,
+        pawns: usize,
         delta: i32,
     ) {
         self.update_quiet(color, m, threats, delta);
         let key = PieceTo::new(color, m).index();
+        let h = &mut self.pawn[pawns * PIECE_TO + key];
+        *h = gravity(i32::from(*h), delta) as i16;
         for c in conts.iter().flatten() {
             let row = c.index();
             self.continuation_rows[row / 64] |= 1 << (row % 64);
@@ -343,13 +372,19 @@ mod tests {
         let after_e5 = [Some(PieceTo::new(Color::Black, e5)), None];
         let after_d5 = [Some(PieceTo::new(Color::Black, d5)), None];
         let threats = Bitboard::from(Square::F3);
-        h.update_quiet_all(Color::White, nf3, &after_e5, threats, bonus(8));
+        h.update_quiet_all(Color::White, nf3, &after_e5, threats, 7, bonus(8));
         assert!(h.continuation(Color::White, nf3, &after_e5) > 0);
         assert_eq!(h.continuation(Color::White, nf3, &after_d5), 0);
         assert_eq!(h.continuation(Color::White, nf3, &[None, None]), 0);
+        // The pawn history keeps the move under its pawn structure only.
+        assert!(h.pawn(Color::White, nf3, 7) > 0);
+        assert_eq!(h.pawn(Color::White, nf3, 8), 0);
+        assert_eq!(h.pawn(Color::Black, nf3, 7), 0);
         assert_eq!(
-            h.quiet_score(Color::White, nf3, &after_e5, threats),
-            h.quiet(Color::White, nf3, threats) + h.continuation(Color::White, nf3, &after_e5)
+            h.quiet_score(Color::White, nf3, &after_e5, threats, 7),
+            h.quiet(Color::White, nf3, threats)
+                + h.continuation(Color::White, nf3, &after_e5)
+                + h.pawn(Color::White, nf3, 7)
         );
         // Both plies back count, each with its own table row.
         let both = [after_d5[0], after_e5[0]];
@@ -413,7 +448,7 @@ mod tests {
             let m = random_move(None);
             let threats = Bitboard(m.to() as u64 * 0x0101_0101 + i as u64);
             let delta = bonus(6) * if i % 3 == 0 { -1 } else { 1 };
-            h.update_quiet_all(color, m, &prev, threats, delta);
+            h.update_quiet_all(color, m, &prev, threats, i % PAWN_SLOTS, delta);
             h.update_capture(color, random_move(Some(Role::Pawn)), bonus(4));
             h.add_killer(i % 10, m);
             h.set_counter(Some(random_move(None)), m);
@@ -431,6 +466,7 @@ mod tests {
                 .all(|&v| v == 0)
         );
         assert!(h.capture.iter().all(|&v| v == 0));
+        assert!(h.pawn.iter().all(|&v| v == 0));
         assert!(h.killers.iter().all(|k| *k == [None; 2]));
         assert!(h.counters.as_flattened().iter().all(Option::is_none));
         assert_eq!(h.continuation_rows, [0; PIECE_TO / 64]);

@@ -65,6 +65,8 @@ pub struct MovePicker {
     conts: Continuations,
     /// The squares the opponent attacks, a key of the quiet history.
     threats: Bitboard,
+    /// The pawn-structure slot of the pawn history.
+    pawns: usize,
     moves: MoveList,
     /// Order scores, one per move of `moves`.
     scores: ArrayVec<i32, 256>,
@@ -109,6 +111,7 @@ impl MovePicker {
             refutations: [killers[0], killers[1], counter],
             conts,
             threats,
+            pawns: 0,
             moves: MoveList::new(),
             scores: ArrayVec::new(),
             noisy_end: 0,
@@ -122,6 +125,12 @@ impl MovePicker {
             handed_out_to: 0,
             checks_only: false,
         }
+    }
+
+    /// Scores quiets under the pawn structure `pawns` ([`crate::search::history::pawn_slot`]).
+    pub fn with_pawns(mut self, pawns: usize) -> MovePicker {
+        self.pawns = pawns;
+        self
     }
 
     /// A picker for quiescence search: good captures and queen promotions
@@ -329,7 +338,8 @@ impl MovePicker {
 
     fn score_quiets(&mut self, color: Color, history: &History) {
         for i in self.noisy_end..self.moves.len() {
-            self.scores[i] = history.quiet_score(color, self.moves[i], &self.conts, self.threats);
+            self.scores[i] =
+                history.quiet_score(color, self.moves[i], &self.conts, self.threats, self.pawns);
         }
     }
 

@@ -14,7 +14,7 @@ use crate::chess::score::{
     INFINITE, MATE_BOUND, MAX_PLY, NONE, TB_BOUND, is_mate, mate_in, mated_in,
 };
 use crate::chess::see::see_ge;
-use crate::search::history::{PieceTo, bonus};
+use crate::search::history::{PieceTo, bonus, pawn_slot};
 use crate::search::iterate::RootLine;
 use crate::search::movepick::{MovePicker, is_noisy};
 use crate::search::syzygy::wdl_value;
@@ -195,7 +195,9 @@ impl Worker<'_> {
         let counter = self.history.counter(prev);
         let conts = self.continuations(p);
         let threats = moves::attacked_by(self.state.pos().board(), !self.state.turn());
-        let mut picker = MovePicker::new(tt_move, self.history.killers(p), counter, conts, threats);
+        let pawns = pawn_slot(self.state.pos().board());
+        let mut picker = MovePicker::new(tt_move, self.history.killers(p), counter, conts, threats)
+            .with_pawns(pawns);
         let original_alpha = alpha;
         let mut best = -INFINITE;
         let mut best_move = None;
@@ -219,7 +221,7 @@ impl Worker<'_> {
             // Killers are quiet moves: a noisy move is never one.
             let killer = quiet && self.history.killers(p).contains(&Some(m));
             let hist = if quiet {
-                self.history.quiet_score(us, m, &conts, threats)
+                self.history.quiet_score(us, m, &conts, threats, pawns)
             } else {
                 0
             };
@@ -411,9 +413,11 @@ impl Worker<'_> {
                         if quiet {
                             self.history.add_killer(p, m);
                             self.history.set_counter(prev, m);
-                            self.history.update_quiet_all(us, m, &conts, threats, b);
+                            self.history
+                                .update_quiet_all(us, m, &conts, threats, pawns, b);
                             for &q in &quiets_tried {
-                                self.history.update_quiet_all(us, q, &conts, threats, -b);
+                                self.history
+                                    .update_quiet_all(us, q, &conts, threats, pawns, -b);
                             }
                         } else {
                             self.history.update_capture(us, m, b);

@@ -4,6 +4,7 @@
 
 use crate::chess::moves;
 use crate::chess::score::{INFINITE, MAX_PLY, mated_in};
+use crate::search::history::pawn_slot;
 use crate::search::movepick::MovePicker;
 use crate::search::tt::{Bound, value_to_tt};
 use crate::search::worker::Worker;
@@ -57,7 +58,8 @@ impl Worker<'_> {
         } else {
             Bitboard::EMPTY
         };
-        let mut picker = MovePicker::quiescence(tt_move, threats);
+        let mut picker = MovePicker::quiescence(tt_move, threats)
+            .with_pawns(pawn_slot(self.state.pos().board()));
         let mut legal = 0;
         while let Some(m) = picker.next(self.state.pos(), self.history) {
             legal += 1;
