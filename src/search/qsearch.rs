@@ -52,14 +52,18 @@ impl Worker<'_> {
         let original_alpha = alpha;
         let mut best = stand_pat;
         let mut best_move = None;
-        // Evasions are the only quiet moves quiescence searches.
-        let threats = if in_check {
-            moves::attacked_by(self.state.pos().board(), !self.state.turn())
+        // Evasions are the only quiet moves quiescence searches, so their
+        // history keys are needed in check only.
+        let (threats, pawns) = if in_check {
+            let board = self.state.pos().board();
+            (
+                moves::attacked_by(board, !self.state.turn()),
+                pawn_slot(board),
+            )
         } else {
-            Bitboard::EMPTY
+            (Bitboard::EMPTY, 0)
         };
-        let mut picker = MovePicker::quiescence(tt_move, threats)
-            .with_pawns(pawn_slot(self.state.pos().board()));
+        let mut picker = MovePicker::quiescence(tt_move, threats).with_pawns(pawns);
         let mut legal = 0;
         while let Some(m) = picker.next(self.state.pos(), self.history) {
             legal += 1;
