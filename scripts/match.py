@@ -7,7 +7,10 @@ Plays openings from an EPD/PGN/zip book in pairs with colours swapped,
 several games at once, and reports wins/draws/losses, Elo with a 95% error
 bar (pentanomial over pairs), and optionally an SPRT (alpha = beta = 0.05).
 Time forfeits, illegal moves and crashes are counted as such. Adjudication
-is off unless asked for.
+is off unless asked for: --max-plies (a draw by length), --resign and --draw
+(by the engines' own scores, as cutechess-cli's and fastchess's options of
+those names; --resign is two-sided: both engines must agree), which shorten
+fixed-node games without changing how they are played up to that point.
 
 If fastchess or cutechess-cli is on PATH (the tools most testers use), the
 match is handed to it with equivalent options (--runner picks one; --print-cmd
@@ -199,6 +202,59 @@ def check_engines(specs):
     return None
 
 
+class Adjudicator:
+    """Ends a game early by the engines' reported scores (centipawns, mover's view).
+
+    resign (COUNT, SCORE): the side both engines see at least SCORE behind for
+    COUNT moves each in a row (2 * COUNT plies) loses.
+    draw (MOVENUMBER, COUNT, SCORE): from full move MOVENUMBER on, both
+    engines' scores within SCORE of 0 for COUNT moves each in a row is a draw.
+    A move without a score breaks every run.
+    """
+
+    def __init__(self, resign=None, draw=None):
+        self.resign = resign
+        self.draw = draw
+        self.white_ahead = 0  # plies in a row whose score says White leads by SCORE
+        self.black_ahead = 0
+        self.level = 0  # plies in a row within the draw score
+
+    @property
+    def active(self):
+        return bool(self.resign or self.draw)
+
+    def after_move(self, board, mover_white, score):
+        """Called after each move is pushed; `score` from the mover's view or None.
+        Returns (result from White's view, reason) when the game is adjudicated."""
+        if score is None:
+            self.white_ahead = self.black_ahead = self.level = 0
+            return None
+        white_view = score if mover_white else -score
+        if self.resign:
+            count, margin = self.resign
+            self.white_ahead = self.white_ahead + 1 if white_view >= margin else 0
+            self.black_ahead = self.black_ahead + 1 if white_view <= -margin else 0
+            if self.white_ahead >= 2 * count:
+                return 1, "adjudicated win (resign score)"
+            if self.black_ahead >= 2 * count:
+                return 0, "adjudicated win (resign score)"
+        if self.draw:
+            movenumber, count, margin = self.draw
+            self.level = self.level + 1 if abs(white_view) <= margin else 0
+            if board.fullmove_number >= movenumber and self.level >= 2 * count:
+                return 0.5, "adjudicated draw (draw score)"
+        return None
+
+
+def reported_score(result, mover):
+    """The engine's last score in centipawns from the mover's view (mates as
+    +-100000), or None when it reported none."""
+    pov = result.info.get("score") if result.info else None
+    if pov is None:
+        return None
+    return pov.pov(mover).score(mate_score=100000)
+
+
 def play_game(a, b, opening, tc, args, stats, rnd):
     """One game, `a` White. Returns (result from a's view: 1/0.5/0, pgn game)."""
     fen, book_moves = opening
@@ -223,6 +279,8 @@ def play_game(a, b, opening, tc, args, stats, rnd):
     clock = [base, base]
     moves_left = [mtg, mtg]
     result, reason = None, None
+    adjudicator = Adjudicator(getattr(args, "resign", None), getattr(args, "draw", None))
+    info = chess.engine.INFO_SCORE if adjudicator.active else chess.engine.INFO_NONE
     try:
         while not board.is_game_over(claim_draw=True):
             side = 0 if board.turn == chess.WHITE else 1
@@ -236,7 +294,7 @@ def play_game(a, b, opening, tc, args, stats, rnd):
                                            remaining_moves=moves_left[side])
             t0 = time.perf_counter()
             try:
-                r = eng.play(board, limit)
+                r = eng.play(board, limit, info=info)
             except chess.engine.EngineTerminatedError:
                 stats_add(stats, "crashes", mover)
                 result, reason = (0 if side == 0 else 1), f"crash ({mover})"
@@ -276,7 +334,14 @@ def play_game(a, b, opening, tc, args, stats, rnd):
                 break
             node = node.add_variation(r.move)
             node.set_clock(max(clock[side], 0.0))  # [%clk] after the move, as GUIs write it
+            if adjudicator.active and r.info.get("score") is not None:
+                node.set_eval(r.info["score"], r.info.get("depth"))  # [%eval], White's view
             board.push(r.move)
+            if adjudicator.active and not board.is_game_over(claim_draw=True):
+                verdict = adjudicator.after_move(board, side == 0, reported_score(r, not board.turn))
+                if verdict is not None:
+                    result, reason = verdict
+                    break
             if args.max_plies and board.ply() >= args.max_plies:
                 result, reason = 0.5, "adjudicated draw (length)"
                 break
@@ -329,6 +394,10 @@ def external_command(tool, args, engines, book_path):
         cmd += ["-sprt", f"elo0={args.sprt[0]:g}", f"elo1={args.sprt[1]:g}", "alpha=0.05", "beta=0.05"]
     if args.max_plies:
         cmd += ["-maxmoves", str((args.max_plies + 1) // 2)]
+    if args.resign:
+        cmd += ["-resign", f"movecount={args.resign[0]}", f"score={args.resign[1]}", "twosided=true"]
+    if args.draw:
+        cmd += ["-draw", f"movenumber={args.draw[0]}", f"movecount={args.draw[1]}", f"score={args.draw[2]}"]
     return cmd
 
 
@@ -385,6 +454,12 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--margin", type=float, default=0.0, help="grace in seconds before a forfeit")
     ap.add_argument("--max-plies", type=int, default=0, help="adjudicate a draw after this many plies (0: off)")
+    ap.add_argument("--resign", nargs=2, type=int, metavar=("MOVECOUNT", "SCORE"),
+                    help="adjudicate a win when both engines' scores (centipawns) agree one side is "
+                         "SCORE or more ahead for MOVECOUNT moves each in a row (e.g. 3 1000)")
+    ap.add_argument("--draw", nargs=3, type=int, metavar=("MOVENUMBER", "MOVECOUNT", "SCORE"),
+                    help="adjudicate a draw from move MOVENUMBER on when both engines' scores stay "
+                         "within SCORE of 0 for MOVECOUNT moves each in a row (e.g. 40 8 10)")
     ap.add_argument("--record-time", action="store_true", help="report the first engine's time use per move")
     ap.add_argument("--runner", choices=["auto", "python", "fastchess", "cutechess-cli"], default="auto",
                     help="auto: fastchess or cutechess-cli when on PATH, else python-chess")

@@ -191,7 +191,7 @@ def real_pair(args, match, opening, plus, minus, index):
     a = ("plus", args.engine, "uci", {n: str(engine_value(v)) for n, v in plus.items()})
     b = ("minus", args.engine, "uci", {n: str(engine_value(v)) for n, v in minus.items()})
     margs = types.SimpleNamespace(nodes=args.nodes, tc="-", margin=0.0, max_plies=args.max_plies,
-                                  focus="plus")
+                                  resign=args.resign, draw=args.draw, focus="plus")
     stats = match.Stats()
     r1, _ = match.play_game(a, b, opening, (0, 0, 0), margs, stats, 2 * index + 1)
     r2, _ = match.play_game(b, a, opening, (0, 0, 0), margs, stats, 2 * index + 2)
@@ -224,6 +224,10 @@ def main(argv=None):
     ap.add_argument("--state", default="spsa.json", help="state file, written every iteration; resumed")
     ap.add_argument("--csv", help="append each iteration's theta here")
     ap.add_argument("--max-plies", type=int, default=400, help="adjudicate a draw after this many plies")
+    ap.add_argument("--resign", nargs=2, type=int, metavar=("MOVECOUNT", "SCORE"),
+                    help="adjudicate by the engines' scores, as scripts/match.py --resign (e.g. 3 1000)")
+    ap.add_argument("--draw", nargs=3, type=int, metavar=("MOVENUMBER", "MOVECOUNT", "SCORE"),
+                    help="adjudicate by the engines' scores, as scripts/match.py --draw (e.g. 40 8 10)")
     ap.add_argument("--report", action="store_true", help="print the state's values and exit")
     ap.add_argument("--every", type=int, default=10, help="progress line every this many iterations")
     ap.add_argument("--synthetic", metavar="NAME=VALUE,...",

@@ -115,3 +115,81 @@ def test_fixed_nodes_games_repeat_exactly(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     args = log.read_text().split("\n")
     assert args[args.index("-each") + 1:args.index("-each") + 3] == ["tc=inf", "nodes=800"]
+
+
+def test_adjudicator_needs_both_engines_to_agree_for_the_whole_run():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import match  # noqa: PLC0415
+
+    board = chess.Board()
+    # resign 2 moves each at 300: White's score +400, Black's -400 (mover's view).
+    adj = match.Adjudicator(resign=(2, 300))
+    verdicts = [adj.after_move(board, white, s) for white, s in
+                [(True, 400), (False, -400), (True, 400)]]
+    assert verdicts == [None, None, None]  # 3 plies: one short
+    assert adj.after_move(board, False, -400) == (1, "adjudicated win (resign score)")
+    # One engine that disagrees (Black thinks it is level) breaks the run.
+    adj = match.Adjudicator(resign=(2, 300))
+    seq = [(True, 400), (False, -400), (True, 400), (False, 0), (True, 400), (False, -400), (True, 400)]
+    assert all(adj.after_move(board, w, s) is None for w, s in seq)
+    assert adj.after_move(board, False, -400) == (1, "adjudicated win (resign score)")
+    # Black ahead, and a move without a score starts the count again.
+    adj = match.Adjudicator(resign=(1, 300))
+    assert adj.after_move(board, True, -500) is None
+    assert adj.after_move(board, False, None) is None
+    assert adj.after_move(board, True, -500) is None
+    assert adj.after_move(board, False, 500) == (0, "adjudicated win (resign score)")
+    # A draw only from the given move number on.
+    adj = match.Adjudicator(draw=(40, 1, 10))
+    assert adj.after_move(board, True, 5) is None
+    assert adj.after_move(board, False, -5) is None  # move 1: too early
+    late = chess.Board("8/5k2/8/8/8/8/2K5/8 w - - 0 40")
+    assert adj.after_move(late, True, 5) == (0.5, "adjudicated draw (draw score)")
+    assert adj.after_move(late, True, 11) is None  # outside the draw score
+
+
+def test_adjudicated_games_are_the_full_games_cut_short(tmp_path):
+    # Adjudication reads the engines' scores and changes nothing else: at a
+    # fixed node budget each adjudicated game is the start of the game played
+    # without it, and its verdict follows from the [%eval] scores it records.
+    lists, games = [], []
+    for i, extra in enumerate([[], ["--resign", "2", "150", "--draw", "1", "3", "20"]]):
+        pgn = tmp_path / f"adj{i}.pgn"
+        r = run(["--engine", f"a={ferrum_path()}", "--engine", f"b={ferrum_path()}", "--book", BOOK,
+                 "--nodes", "800", "--games", "4", "--pgn", str(pgn), "--runner", "python",
+                 "--max-plies", "200", *extra])
+        assert r.returncode == 0, r.stdout + r.stderr
+        with open(pgn) as f:
+            gs = [chess.pgn.read_game(f) for _ in range(4)]
+        games.append(gs)
+        lists.append([[m.uci() for m in g.mainline_moves()] for g in gs])
+    adjudicated = 0
+    for full, short, g in zip(lists[0], lists[1], games[1]):
+        assert full[:len(short)] == short
+        if g.headers["Termination"].startswith("adjudicated"):
+            adjudicated += 1
+            assert len(short) < len(full)
+            evals = [n.eval().white().score(mate_score=100000) for n in g.mainline()]
+            if g.headers["Result"] == "1-0":
+                assert all(e >= 150 for e in evals[-4:]), evals
+            elif g.headers["Result"] == "0-1":
+                assert all(e <= -150 for e in evals[-4:]), evals
+            else:
+                assert all(abs(e) <= 20 for e in evals[-6:]), evals
+    assert adjudicated > 0
+
+
+def test_adjudication_is_handed_to_an_external_tool(tmp_path):
+    fake = tmp_path / "fastchess"
+    log = tmp_path / "args.txt"
+    fake.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {log}\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    env = dict(os.environ, PATH=str(tmp_path))
+    r = run(["--engine", ferrum_path(), "--engine", ferrum_path(), "--book", BOOK, "--nodes", "800",
+             "--resign", "3", "1000", "--draw", "40", "8", "10"], env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    args = log.read_text().split("\n")
+    i = args.index("-resign")
+    assert args[i + 1:i + 4] == ["movecount=3", "score=1000", "twosided=true"]
+    i = args.index("-draw")
+    assert args[i + 1:i + 4] == ["movenumber=40", "movecount=8", "score=10"]
