@@ -279,7 +279,7 @@ def play_game(a, b, opening, tc, args, stats, rnd):
     clock = [base, base]
     moves_left = [mtg, mtg]
     result, reason = None, None
-    adjudicator = Adjudicator(getattr(args, "resign", None), getattr(args, "draw", None))
+    adjudicator = Adjudicator(args.resign, args.draw)
     info = chess.engine.INFO_SCORE if adjudicator.active else chess.engine.INFO_NONE
     try:
         while not board.is_game_over(claim_draw=True):

@@ -19,6 +19,20 @@ def run(args, env=None):
                           timeout=300, env=env)
 
 
+def stand_in_tool(tmp_path, name):
+    """A stand-in `name` (fastchess, cutechess-cli) that records its arguments.
+
+    Returns the environment to run with, whose PATH holds the stand-in and
+    nothing else (so that a real fastchess or cutechess-cli on this machine
+    can neither take the match nor change which tool is named), and the file
+    the arguments land in, one a line."""
+    log = tmp_path / f"{name}-args.txt"
+    fake = tmp_path / name
+    fake.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {log}\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    return dict(os.environ, PATH=str(tmp_path)), log
+
+
 def test_python_runner_plays_pairs_and_writes_pgn(tmp_path):
     pgn = tmp_path / "games.pgn"
     r = run(["--engine", f"a={ferrum_path()}", "--engine", f"b={ferrum_path()}", "--book", BOOK,
@@ -55,15 +69,7 @@ def test_an_option_the_engine_refuses_ends_the_run_at_once():
 
 
 def test_external_tool_on_path_gets_the_match(tmp_path):
-    # A stand-in fastchess that records its arguments.
-    log = tmp_path / "args.txt"
-    fake = tmp_path / "fastchess"
-    fake.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {log}\n")
-    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    # PATH holds the stand-in and nothing else, so that a real fastchess or
-    # cutechess-cli on this machine can neither take the match nor change
-    # which tool is named.
-    env = dict(os.environ, PATH=str(tmp_path))
+    env, log = stand_in_tool(tmp_path, "fastchess")
     r = run(["--engine", f"new={ferrum_path()};Hash=32", "--engine", f"old={ferrum_path()}",
              "--book", BOOK, "--tc", "40/2", "--games", "10", "--concurrency", "3",
              "--sprt", "0", "5"], env=env)
@@ -102,14 +108,7 @@ def test_fixed_nodes_games_repeat_exactly(tmp_path):
     assert movelists[0] == movelists[1]
     assert all(len(moves) > 0 for moves in movelists[0])
     # An external tool gets the node budget instead of a time control.
-    fake = tmp_path / "cutechess-cli"
-    log = tmp_path / "cc.txt"
-    fake.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {log}\n")
-    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    # PATH holds the stand-in and nothing else, so that a real fastchess or
-    # cutechess-cli on this machine can neither take the match nor change
-    # which tool is named.
-    env = dict(os.environ, PATH=str(tmp_path))
+    env, log = stand_in_tool(tmp_path, "cutechess-cli")
     r = run(["--engine", ferrum_path(), "--engine", ferrum_path(), "--book", BOOK, "--nodes", "800",
              "--runner", "cutechess-cli"], env=env)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -180,11 +179,7 @@ def test_adjudicated_games_are_the_full_games_cut_short(tmp_path):
 
 
 def test_adjudication_is_handed_to_an_external_tool(tmp_path):
-    fake = tmp_path / "fastchess"
-    log = tmp_path / "args.txt"
-    fake.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {log}\n")
-    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
-    env = dict(os.environ, PATH=str(tmp_path))
+    env, log = stand_in_tool(tmp_path, "fastchess")
     r = run(["--engine", ferrum_path(), "--engine", ferrum_path(), "--book", BOOK, "--nodes", "800",
              "--resign", "3", "1000", "--draw", "40", "8", "10"], env=env)
     assert r.returncode == 0, r.stdout + r.stderr
