@@ -281,8 +281,19 @@ def play_game(a, b, opening, tc, args, stats, rnd):
     result, reason = None, None
     adjudicator = Adjudicator(args.resign, args.draw)
     info = chess.engine.INFO_SCORE if adjudicator.active else chess.engine.INFO_NONE
+    last = None  # (White moved, score from the mover's view) of the move just played
     try:
+        # A game's natural end (mate, stalemate, a claimable draw) comes first,
+        # then the adjudications, each checked once a ply.
         while not board.is_game_over(claim_draw=True):
+            if last is not None:
+                verdict = adjudicator.after_move(board, *last)
+                if verdict is not None:
+                    result, reason = verdict
+                    break
+            if args.max_plies and board.ply() >= args.max_plies:
+                result, reason = 0.5, "adjudicated draw (length)"
+                break
             side = 0 if board.turn == chess.WHITE else 1
             eng = engines[side]
             mover = (a, b)[side][0]
@@ -337,14 +348,8 @@ def play_game(a, b, opening, tc, args, stats, rnd):
             if adjudicator.active and r.info.get("score") is not None:
                 node.set_eval(r.info["score"], r.info.get("depth"))  # [%eval], White's view
             board.push(r.move)
-            if adjudicator.active and not board.is_game_over(claim_draw=True):
-                verdict = adjudicator.after_move(board, side == 0, reported_score(r, not board.turn))
-                if verdict is not None:
-                    result, reason = verdict
-                    break
-            if args.max_plies and board.ply() >= args.max_plies:
-                result, reason = 0.5, "adjudicated draw (length)"
-                break
+            if adjudicator.active:
+                last = (side == 0, reported_score(r, not board.turn))
     finally:
         for e in engines:
             try:

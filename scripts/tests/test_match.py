@@ -116,6 +116,26 @@ def test_fixed_nodes_games_repeat_exactly(tmp_path):
     assert args[args.index("-each") + 1:args.index("-each") + 3] == ["tc=inf", "nodes=800"]
 
 
+def test_a_mate_on_the_last_allowed_ply_is_a_mate_not_a_length_draw(tmp_path):
+    # Scholar's mate is one move away (an EPD opening starts at move 1, so the
+    # mate is ply 1); with --max-plies 1 the mating move is the last ply allowed. The game ended by mate, so it must be
+    # scored as one, also when adjudication by score is on.
+    book = tmp_path / "mate.epd"
+    book.write_text("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4\n")
+    for extra in ([], ["--resign", "3", "1000"]):
+        pgn = tmp_path / "mate.pgn"
+        r = run(["--engine", f"a={ferrum_path()}", "--engine", f"b={ferrum_path()}",
+                 "--book", str(book), "--nodes", "2000", "--games", "2", "--pgn", str(pgn),
+                 "--runner", "python", "--max-plies", "1", *extra])
+        assert r.returncode == 0, r.stdout + r.stderr
+        with open(pgn) as f:
+            games = [chess.pgn.read_game(f), chess.pgn.read_game(f)]
+        for g in games:
+            assert [m.uci() for m in g.mainline_moves()] == ["h5f7"]
+            assert g.headers["Result"] == "1-0"
+            assert g.headers["Termination"] == "checkmate"
+
+
 def test_adjudicator_needs_both_engines_to_agree_for_the_whole_run():
     sys.path.insert(0, str(ROOT / "scripts"))
     import match  # noqa: PLC0415
