@@ -9,8 +9,10 @@ use shakmaty::{Board, Color};
 
 use crate::chess::state::pawn_hash;
 
-/// Entries per side to move (a power of two).
-const SIZE: usize = 16_384;
+/// Index bits per side to move: the top bits of a hash pick the entry.
+const BITS: u32 = 14;
+/// Entries per side to move.
+const SIZE: usize = 1 << BITS;
 /// Fixed-point scale of the stored averages.
 const GRAIN: i32 = 256;
 /// The largest average one table holds, in centipawns (the correction adds
@@ -38,7 +40,7 @@ impl Default for CorrectionHistory {
 /// A hash of both sides' pawns.
 #[inline]
 fn pawn_index(board: &Board, turn: Color) -> usize {
-    turn as usize * SIZE + (pawn_hash(board) >> 50) as usize % SIZE
+    turn as usize * SIZE + (pawn_hash(board) >> (64 - BITS)) as usize
 }
 
 /// A hash of where `color`'s pieces other than pawns stand (king included).
@@ -58,7 +60,7 @@ fn non_pawn_index(board: &Board, color: Color, turn: Color) -> usize {
     {
         h ^= (bb & ours).0.wrapping_add(i as u64).wrapping_mul(KEYS[i]);
     }
-    turn as usize * SIZE + (h >> 50) as usize % SIZE
+    turn as usize * SIZE + (h >> (64 - BITS)) as usize
 }
 
 /// Odd multipliers for [`non_pawn_index`], one per piece kind.

@@ -49,13 +49,15 @@ fn piece_index(color: Color, role: Role) -> usize {
     color as usize * 6 + role as usize - 1
 }
 
+/// Index bits of the pawn history: the top bits of the pawn hash pick the slot.
+const PAWN_BITS: u32 = 9;
 /// Slots of the pawn history.
-const PAWN_SLOTS: usize = 512;
+const PAWN_SLOTS: usize = 1 << PAWN_BITS;
 
 /// The pawn-history slot of a position's pawn structure.
 #[inline]
 pub fn pawn_slot(board: &shakmaty::Board) -> usize {
-    (pawn_hash(board) >> 55) as usize % PAWN_SLOTS
+    (pawn_hash(board) >> (64 - PAWN_BITS)) as usize
 }
 
 /// Butterfly history of one colour: `[from attacked][to attacked][from][to]`.
