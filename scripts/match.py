@@ -10,7 +10,9 @@ Time forfeits, illegal moves and crashes are counted as such. Adjudication
 is off unless asked for: --max-plies (a draw by length), --resign and --draw
 (by the engines' own scores, as cutechess-cli's and fastchess's options of
 those names; --resign is two-sided: both engines must agree), which shorten
-fixed-node games without changing how they are played up to that point.
+fixed-node games without changing how they are played up to that point, and
+--tb (by Syzygy tables, as the tools' -tb: a game whose position after a
+move the tables decide under the fifty-move rule ends with their verdict).
 
 If fastchess or cutechess-cli is on PATH (the tools most testers use), the
 match is handed to it with equivalent options (--runner picks one; --print-cmd
@@ -25,6 +27,7 @@ Examples:
 """
 import argparse
 import concurrent.futures
+import functools
 import io
 import logging
 import math
@@ -41,6 +44,7 @@ import zipfile
 import chess
 import chess.engine
 import chess.pgn
+import chess.syzygy
 
 
 def parse_engine(spec):
@@ -246,6 +250,39 @@ class Adjudicator:
         return None
 
 
+@functools.lru_cache(maxsize=None)
+def open_tablebase(path):
+    """The Syzygy tables under `path` (directories separated by ':'), opened
+    once and shared by every game (python-chess's prober is thread-safe)."""
+    tb = chess.syzygy.Tablebase()
+    for d in path.split(os.pathsep):
+        tb.add_directory(d)
+    return tb
+
+
+def tablebase_verdict(tb, board, max_pieces=0):
+    """(result from White's view, reason) when the Syzygy tables decide `board`
+    under the fifty-move rule, else None (not in the tables, more than
+    `max_pieces` pieces when that is set, castling rights, or a win whose
+    zeroing move may come too late for the halfmove clock to know)."""
+    pieces = chess.popcount(board.occupied)
+    if (max_pieces and pieces > max_pieces) or board.castling_rights:
+        return None
+    try:
+        wdl = tb.probe_wdl(board)
+        if abs(wdl) == 2 and board.halfmove_clock > 0:
+            # A win only if its zeroing move (DTZ plies away, perhaps one
+            # more: DTZ is rounded) comes before the clock reaches 100.
+            if abs(tb.probe_dtz(board)) + 1 + board.halfmove_clock > 100:
+                return None
+    except KeyError:  # no table for this material
+        return None
+    if abs(wdl) < 2:  # a draw, or a win the fifty-move rule turns into one
+        return 0.5, "adjudicated draw (tablebase)"
+    white_wins = (wdl > 0) == (board.turn == chess.WHITE)
+    return (1 if white_wins else 0), "adjudicated win (tablebase)"
+
+
 def reported_score(result, mover):
     """The engine's last score in centipawns from the mover's view (mates as
     +-100000), or None when it reported none."""
@@ -282,10 +319,17 @@ def play_game(a, b, opening, tc, args, stats, rnd):
     adjudicator = Adjudicator(args.resign, args.draw)
     info = chess.engine.INFO_SCORE if adjudicator.active else chess.engine.INFO_NONE
     last = None  # (White moved, score from the mover's view) of the move just played
+    tb = open_tablebase(args.tb) if args.tb else None
+    engine_moves = 0
     try:
         # A game's natural end (mate, stalemate, a claimable draw) comes first,
         # then the adjudications, each checked once a ply.
         while not board.is_game_over(claim_draw=True):
+            if tb is not None and engine_moves > 0:
+                verdict = tablebase_verdict(tb, board, args.tb_pieces)
+                if verdict is not None:
+                    result, reason = verdict
+                    break
             if last is not None:
                 verdict = adjudicator.after_move(board, *last)
                 if verdict is not None:
@@ -348,6 +392,7 @@ def play_game(a, b, opening, tc, args, stats, rnd):
             if adjudicator.active and r.info.get("score") is not None:
                 node.set_eval(r.info["score"], r.info.get("depth"))  # [%eval], White's view
             board.push(r.move)
+            engine_moves += 1
             if adjudicator.active:
                 last = (side == 0, reported_score(r, not board.turn))
     finally:
@@ -403,6 +448,10 @@ def external_command(tool, args, engines, book_path):
         cmd += ["-resign", f"movecount={args.resign[0]}", f"score={args.resign[1]}", "twosided=true"]
     if args.draw:
         cmd += ["-draw", f"movenumber={args.draw[0]}", f"movecount={args.draw[1]}", f"score={args.draw[2]}"]
+    if args.tb:
+        cmd += ["-tb", args.tb]
+        if args.tb_pieces:
+            cmd += ["-tbpieces", str(args.tb_pieces)]
     return cmd
 
 
@@ -465,6 +514,11 @@ def main():
     ap.add_argument("--draw", nargs=3, type=int, metavar=("MOVENUMBER", "MOVECOUNT", "SCORE"),
                     help="adjudicate a draw from move MOVENUMBER on when both engines' scores stay "
                          "within SCORE of 0 for MOVECOUNT moves each in a row (e.g. 40 8 10)")
+    ap.add_argument("--tb", metavar="DIR[:DIR...]",
+                    help="adjudicate by Syzygy tables (WDL, and DTZ when the halfmove clock runs) "
+                         "after each engine move, as fastchess's and cutechess-cli's -tb")
+    ap.add_argument("--tb-pieces", type=int, default=0, metavar="N",
+                    help="with --tb: only positions of at most N pieces (default: all the tables hold)")
     ap.add_argument("--record-time", action="store_true", help="report the first engine's time use per move")
     ap.add_argument("--runner", choices=["auto", "python", "fastchess", "cutechess-cli"], default="auto",
                     help="auto: fastchess or cutechess-cli when on PATH, else python-chess")
@@ -476,6 +530,10 @@ def main():
     if len(args.engine) != 2:
         ap.error("give exactly two --engine")
     a, b = parse_engine(args.engine[0]), parse_engine(args.engine[1])
+    if args.tb:
+        missing = [d for d in args.tb.split(os.pathsep) if not os.path.isdir(d)]
+        if missing:
+            ap.error(f"--tb: not a directory: {', '.join(missing)}")
     tool = pick_runner(args, [a, b])
     if tool is None and args.print_cmd:
         tool = "fastchess" if a[2] == b[2] == "uci" else "cutechess-cli"
@@ -484,6 +542,9 @@ def main():
     args.focus = a[0]
     if (err := check_engines([a, b])) is not None:
         print(err, file=sys.stderr)
+        return 2
+    if args.tb and not open_tablebase(args.tb).wdl:
+        print(f"match.py: --tb: no Syzygy WDL tables (*.rtbw) in {args.tb}", file=sys.stderr)
         return 2
     tc = parse_tc(args.tc)
     book = load_book(args.book)

@@ -191,7 +191,8 @@ def real_pair(args, match, opening, plus, minus, index):
     a = ("plus", args.engine, "uci", {n: str(engine_value(v)) for n, v in plus.items()})
     b = ("minus", args.engine, "uci", {n: str(engine_value(v)) for n, v in minus.items()})
     margs = types.SimpleNamespace(nodes=args.nodes, tc="-", margin=0.0, max_plies=args.max_plies,
-                                  resign=args.resign, draw=args.draw, focus="plus")
+                                  resign=args.resign, draw=args.draw, tb=None, tb_pieces=0,
+                                  focus="plus")
     stats = match.Stats()
     r1, _ = match.play_game(a, b, opening, (0, 0, 0), margs, stats, 2 * index + 1)
     r2, _ = match.play_game(b, a, opening, (0, 0, 0), margs, stats, 2 * index + 2)

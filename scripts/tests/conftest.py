@@ -12,6 +12,22 @@ def ferrum_path() -> str:
     return os.environ.get("FERRUM", str(ROOT / "target" / "release" / "ferrum"))
 
 
+def syzygy_dir() -> pathlib.Path:
+    """The shared Syzygy tables: $FERRUM_DATA/syzygy, else ../shared/data/syzygy."""
+    data = os.environ.get("FERRUM_DATA") or str(ROOT.parent / "shared" / "data")
+    return pathlib.Path(data) / "syzygy"
+
+
+def skip_counted(test: str, reason: str):
+    """Skips a test that lacks shared data, and names it in $FERRUM_SKIP_LOG
+    so that scripts/test.sh counts it (as the Rust suite tests are)."""
+    log = os.environ.get("FERRUM_SKIP_LOG")
+    if log:
+        with open(log, "a") as f:
+            f.write(test + "\n")
+    pytest.skip(reason)
+
+
 @pytest.fixture
 def engine():
     eng = chess.engine.SimpleEngine.popen_uci(ferrum_path(), timeout=30)

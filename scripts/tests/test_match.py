@@ -7,8 +7,9 @@ import subprocess
 import sys
 
 import chess.pgn
+import chess.syzygy
 
-from conftest import ROOT, ferrum_path
+from conftest import ROOT, ferrum_path, skip_counted, syzygy_dir
 
 MATCH = str(ROOT / "scripts" / "match.py")
 BOOK = str(ROOT / "tests" / "data" / "openings_selfmade.epd")
@@ -117,9 +118,10 @@ def test_fixed_nodes_games_repeat_exactly(tmp_path):
 
 
 def test_a_mate_on_the_last_allowed_ply_is_a_mate_not_a_length_draw(tmp_path):
-    # Scholar's mate is one move away (an EPD opening starts at move 1, so the
-    # mate is ply 1); with --max-plies 1 the mating move is the last ply allowed. The game ended by mate, so it must be
-    # scored as one, also when adjudication by score is on.
+    # Scholar's mate is one move away (an EPD opening starts at move 1, so
+    # the mate is ply 1); with --max-plies 1 the mating move is the last ply
+    # allowed. The game ended by mate, so it must be scored as one, also when
+    # adjudication by score is on.
     book = tmp_path / "mate.epd"
     book.write_text("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4\n")
     for extra in ([], ["--resign", "3", "1000"]):
@@ -208,3 +210,85 @@ def test_adjudication_is_handed_to_an_external_tool(tmp_path):
     assert args[i + 1:i + 4] == ["movecount=3", "score=1000", "twosided=true"]
     i = args.index("-draw")
     assert args[i + 1:i + 4] == ["movenumber=40", "movecount=8", "score=10"]
+
+
+def tables_or_skip():
+    tables = syzygy_dir()
+    if not (tables / "KQvK.rtbw").is_file():
+        skip_counted("test_match.py (tablebase adjudication)", f"no Syzygy tables at {tables} (set FERRUM_DATA)")
+    return tables
+
+
+def test_tablebase_verdicts_follow_the_tables_and_the_fifty_move_rule():
+    tables = tables_or_skip()
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import match  # noqa: PLC0415
+
+    tb = match.open_tablebase(str(tables))
+    win, draw = "adjudicated win (tablebase)", "adjudicated draw (tablebase)"
+    kqk = "8/8/8/2k5/8/8/8/4K2Q"
+    # KQ v K is won for White whoever is to move; K v KQ lost for White.
+    assert match.tablebase_verdict(tb, chess.Board(f"{kqk} w - - 0 1")) == (1, win)
+    assert match.tablebase_verdict(tb, chess.Board(f"{kqk} b - - 0 1")) == (1, win)
+    assert match.tablebase_verdict(tb, chess.Board("4k2q/8/8/8/3K4/8/8/8 w - - 0 1")) == (0, win)
+    # KR v KR with nothing hanging: a draw.
+    krkr = chess.Board("8/8/2k5/8/5r2/8/1R6/4K3 w - - 0 1")
+    assert match.tablebase_verdict(tb, krkr) == (0.5, draw)
+    # A running halfmove clock: the win stands while its zeroing move (DTZ
+    # plies away) still comes in time, and is left to the game once it may not.
+    dtz = tb.probe_dtz(chess.Board(f"{kqk} w - - 0 1"))
+    assert 0 < dtz < 40
+    assert match.tablebase_verdict(tb, chess.Board(f"{kqk} w - - 50 60")) == (1, win)
+    assert match.tablebase_verdict(tb, chess.Board(f"{kqk} w - - 99 60")) is None
+    # Out of the tables: five pieces, castling rights, or above --tb-pieces.
+    assert match.tablebase_verdict(tb, chess.Board("8/8/2k5/8/5r2/8/1R6/Q3K3 w - - 0 1")) is None
+    assert match.tablebase_verdict(tb, chess.Board("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1")) is None
+    assert match.tablebase_verdict(tb, krkr, max_pieces=3) is None
+
+
+def test_tablebase_adjudication_ends_games_the_tables_decide(tmp_path):
+    # From KQ v K, each engine as White plays one move; the tables then know
+    # the result, so the game ends there with their verdict. Without --tb the
+    # same games go on to mate.
+    tables = tables_or_skip()
+    book = tmp_path / "kqk.epd"
+    book.write_text("8/8/8/2k5/8/8/8/4K2Q w - -\n")
+    moves = []
+    for extra in (["--tb", str(tables)], []):
+        pgn = tmp_path / "tb.pgn"
+        r = run(["--engine", f"a={ferrum_path()}", "--engine", f"b={ferrum_path()}",
+                 "--book", str(book), "--nodes", "2000", "--games", "2", "--pgn", str(pgn),
+                 "--runner", "python", "--max-plies", "100", *extra])
+        assert r.returncode == 0, r.stdout + r.stderr
+        with open(pgn) as f:
+            games = [chess.pgn.read_game(f), chess.pgn.read_game(f)]
+        moves.append([len(list(g.mainline_moves())) for g in games])
+        if extra:
+            with chess.syzygy.open_tablebase(str(tables)) as tb:
+                for g in games:
+                    end = g.end().board()
+                    assert tb.probe_wdl(end) == -2  # Black to move, lost
+                    assert g.headers["Result"] == "1-0"
+                    assert g.headers["Termination"] == "adjudicated win (tablebase)"
+        else:
+            assert all(g.headers["Termination"] == "checkmate" for g in games)
+    assert moves[0] == [1, 1]
+    assert all(n > 1 for n in moves[1])
+
+
+def test_tablebase_adjudication_is_handed_to_an_external_tool_and_checked(tmp_path):
+    env, log = stand_in_tool(tmp_path, "cutechess-cli")
+    r = run(["--engine", ferrum_path(), "--engine", ferrum_path(), "--book", BOOK, "--nodes", "800",
+             "--tb", str(tmp_path), "--tb-pieces", "4"], env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    args = log.read_text().split("\n")
+    i = args.index("-tb")
+    assert args[i + 1:i + 4] == [str(tmp_path), "-tbpieces", "4"]
+    # A directory that does not exist is refused before any game.
+    r = run(["--engine", ferrum_path(), "--engine", ferrum_path(), "--book", BOOK, "--nodes", "800",
+             "--tb", str(tmp_path / "nowhere"), "--runner", "python"])
+    assert r.returncode == 2 and "not a directory" in r.stderr
+    # So is one without tables, when this runner plays the games.
+    r = run(["--engine", ferrum_path(), "--engine", ferrum_path(), "--book", BOOK, "--nodes", "800",
+             "--tb", str(tmp_path), "--runner", "python"])
+    assert r.returncode == 2 and "no Syzygy WDL tables" in r.stderr

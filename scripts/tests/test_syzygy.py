@@ -6,33 +6,17 @@ positions included.
 The tables are read from $FERRUM_DATA/syzygy, else ../shared/data/syzygy;
 without them the test is skipped and counted (as the Rust suite tests are).
 """
-import os
-import pathlib
 import random
 import subprocess
 
 import chess
 import chess.syzygy
-import pytest
 
-from conftest import ROOT, ferrum_path
+from conftest import ferrum_path, skip_counted, syzygy_dir
 
 POSITIONS = 10_000
 EN_PASSANT = 500
 SEED = 20261125
-
-
-def tables_dir() -> pathlib.Path:
-    data = os.environ.get("FERRUM_DATA") or str(ROOT.parent / "shared" / "data")
-    return pathlib.Path(data) / "syzygy"
-
-
-def skip(reason: str):
-    log = os.environ.get("FERRUM_SKIP_LOG")
-    if log:
-        with open(log, "a") as f:
-            f.write("test_syzygy.py (python-chess agreement)\n")
-    pytest.skip(reason)
 
 
 def materials():
@@ -98,9 +82,9 @@ def positions():
 
 
 def test_ferrum_and_python_chess_agree_on_wdl_and_dtz():
-    tables = tables_dir()
+    tables = syzygy_dir()
     if not (tables / "KQvK.rtbw").is_file():
-        skip(f"no Syzygy tables at {tables} (set FERRUM_DATA)")
+        skip_counted("test_syzygy.py (python-chess agreement)", f"no Syzygy tables at {tables} (set FERRUM_DATA)")
     boards = positions()
     fens = [b.fen() for b in boards]
     assert sum(1 for f in fens if f.split()[3] != "-") == EN_PASSANT
