@@ -34,6 +34,16 @@ def stand_in_tool(tmp_path, name):
     return dict(os.environ, PATH=str(tmp_path)), log
 
 
+def self_play(pgn, book, games, *extra):
+    """Ferrum against itself (a, then b as White) played by this runner;
+    the games its PGN holds."""
+    r = run(["--engine", f"a={ferrum_path()}", "--engine", f"b={ferrum_path()}", "--book", str(book),
+             "--games", str(games), "--pgn", str(pgn), "--runner", "python", *extra])
+    assert r.returncode == 0, r.stdout + r.stderr
+    with open(pgn) as f:
+        return [chess.pgn.read_game(f) for _ in range(games)]
+
+
 def test_python_runner_plays_pairs_and_writes_pgn(tmp_path):
     pgn = tmp_path / "games.pgn"
     r = run(["--engine", f"a={ferrum_path()}", "--engine", f"b={ferrum_path()}", "--book", BOOK,
@@ -125,13 +135,7 @@ def test_a_mate_on_the_last_allowed_ply_is_a_mate_not_a_length_draw(tmp_path):
     book = tmp_path / "mate.epd"
     book.write_text("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4\n")
     for extra in ([], ["--resign", "3", "1000"]):
-        pgn = tmp_path / "mate.pgn"
-        r = run(["--engine", f"a={ferrum_path()}", "--engine", f"b={ferrum_path()}",
-                 "--book", str(book), "--nodes", "2000", "--games", "2", "--pgn", str(pgn),
-                 "--runner", "python", "--max-plies", "1", *extra])
-        assert r.returncode == 0, r.stdout + r.stderr
-        with open(pgn) as f:
-            games = [chess.pgn.read_game(f), chess.pgn.read_game(f)]
+        games = self_play(tmp_path / "mate.pgn", book, 2, "--nodes", "2000", "--max-plies", "1", *extra)
         for g in games:
             assert [m.uci() for m in g.mainline_moves()] == ["h5f7"]
             assert g.headers["Result"] == "1-0"
@@ -175,13 +179,7 @@ def test_adjudicated_games_are_the_full_games_cut_short(tmp_path):
     # without it, and its verdict follows from the [%eval] scores it records.
     lists, games = [], []
     for i, extra in enumerate([[], ["--resign", "2", "150", "--draw", "1", "3", "20"]]):
-        pgn = tmp_path / f"adj{i}.pgn"
-        r = run(["--engine", f"a={ferrum_path()}", "--engine", f"b={ferrum_path()}", "--book", BOOK,
-                 "--nodes", "800", "--games", "4", "--pgn", str(pgn), "--runner", "python",
-                 "--max-plies", "200", *extra])
-        assert r.returncode == 0, r.stdout + r.stderr
-        with open(pgn) as f:
-            gs = [chess.pgn.read_game(f) for _ in range(4)]
+        gs = self_play(tmp_path / f"adj{i}.pgn", BOOK, 4, "--nodes", "800", "--max-plies", "200", *extra)
         games.append(gs)
         lists.append([[m.uci() for m in g.mainline_moves()] for g in gs])
     adjudicated = 0
@@ -215,7 +213,8 @@ def test_adjudication_is_handed_to_an_external_tool(tmp_path):
 def tables_or_skip():
     tables = syzygy_dir()
     if not (tables / "KQvK.rtbw").is_file():
-        skip_counted("test_match.py (tablebase adjudication)", f"no Syzygy tables at {tables} (set FERRUM_DATA)")
+        skip_counted("test_match.py (tablebase adjudication)",
+                     f"no Syzygy tables at {tables} (set FERRUM_DATA)")
     return tables
 
 
@@ -255,13 +254,7 @@ def test_tablebase_adjudication_ends_games_the_tables_decide(tmp_path):
     book.write_text("8/8/8/2k5/8/8/8/4K2Q w - -\n")
     moves = []
     for extra in (["--tb", str(tables)], []):
-        pgn = tmp_path / "tb.pgn"
-        r = run(["--engine", f"a={ferrum_path()}", "--engine", f"b={ferrum_path()}",
-                 "--book", str(book), "--nodes", "2000", "--games", "2", "--pgn", str(pgn),
-                 "--runner", "python", "--max-plies", "100", *extra])
-        assert r.returncode == 0, r.stdout + r.stderr
-        with open(pgn) as f:
-            games = [chess.pgn.read_game(f), chess.pgn.read_game(f)]
+        games = self_play(tmp_path / "tb.pgn", book, 2, "--nodes", "2000", "--max-plies", "100", *extra)
         moves.append([len(list(g.mainline_moves())) for g in games])
         if extra:
             with chess.syzygy.open_tablebase(str(tables)) as tb:

@@ -84,7 +84,8 @@ def positions():
 def test_ferrum_and_python_chess_agree_on_wdl_and_dtz():
     tables = syzygy_dir()
     if not (tables / "KQvK.rtbw").is_file():
-        skip_counted("test_syzygy.py (python-chess agreement)", f"no Syzygy tables at {tables} (set FERRUM_DATA)")
+        skip_counted("test_syzygy.py (python-chess agreement)",
+                     f"no Syzygy tables at {tables} (set FERRUM_DATA)")
     boards = positions()
     fens = [b.fen() for b in boards]
     assert sum(1 for f in fens if f.split()[3] != "-") == EN_PASSANT
