@@ -31,12 +31,14 @@ Examples:
 """
 import argparse
 import concurrent.futures
+import contextlib
 import csv
 import json
 import math
 import os
 import pathlib
 import random
+import signal
 import sys
 import types
 
@@ -204,6 +206,36 @@ def real_pair(args, match, opening, plus, minus, index):
     return sum(1 for x in s if x == 1), sum(1 for x in s if x == 0)
 
 
+class SignalStop:
+    """Ctrl-C, SIGINT and SIGTERM stop the run as KeyboardInterrupt, but never
+    inside `hold()` (an iteration's update, state file and path row), where
+    the signal waits for the block's end: the state on disk is always that of
+    the last finished iteration. A run started in the background by a shell
+    (`nohup ... &`) inherits SIGINT ignored, so the handlers are set anew."""
+
+    def __init__(self):
+        self.held = False
+        self.pending = False
+        signal.signal(signal.SIGINT, self._handle)
+        signal.signal(signal.SIGTERM, self._handle)
+
+    def _handle(self, signum, frame):
+        if self.held:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def hold(self):
+        self.held = True
+        try:
+            yield
+        finally:
+            self.held = False
+        if self.pending:
+            raise KeyboardInterrupt
+
+
 def save_state(path, spsa):
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(spsa.state(), indent=1))
@@ -283,6 +315,7 @@ def main(argv=None):
     if writer and csv_file.tell() == 0:
         writer.writerow(["iteration", "games"] + [p.name for p in params])
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.concurrency))
+    stop = SignalStop()
     try:
         while spsa.k < stop_at:
             k = spsa.k + 1
@@ -298,15 +331,16 @@ def main(argv=None):
                 results = [f.result() for f in futures]
             wins = sum(w for w, _ in results)
             losses = sum(l for _, l in results)
-            spsa.update(k, signs, wins, losses, 2 * pairs)
-            save_state(state_path, spsa)
-            if writer:
-                writer.writerow([k, spsa.games] + [f"{spsa.theta[p.name]:.4f}" for p in params])
-                csv_file.flush()
-            if k % args.every == 0 or k == stop_at:
-                score = (spsa.wins + (spsa.games - spsa.wins - spsa.losses) / 2) / max(1, spsa.games)
-                print(f"iteration {k}/{args.iterations}  games {spsa.games}  theta+ score {score:.3f}  "
-                      f"moved most: {drift_text(spsa)}", flush=True)
+            with stop.hold():
+                spsa.update(k, signs, wins, losses, 2 * pairs)
+                save_state(state_path, spsa)
+                if writer:
+                    writer.writerow([k, spsa.games] + [f"{spsa.theta[p.name]:.4f}" for p in params])
+                    csv_file.flush()
+                if k % args.every == 0 or k == stop_at:
+                    score = (spsa.wins + (spsa.games - spsa.wins - spsa.losses) / 2) / max(1, spsa.games)
+                    print(f"iteration {k}/{args.iterations}  games {spsa.games}  theta+ score {score:.3f}  "
+                          f"moved most: {drift_text(spsa)}", flush=True)
     except KeyboardInterrupt:
         print(f"\nstopped; {state_path} holds iteration {spsa.k}: the same command resumes", flush=True)
         return 130

@@ -4,6 +4,7 @@ resuming, bounds and bad parameter files."""
 import csv
 import json
 import pathlib
+import signal
 import subprocess
 import sys
 
@@ -106,3 +107,29 @@ def test_ferrum_spsa_output_is_accepted_and_reported_as_rust(tmp_path):
     assert len(block) == len(params)
     assert block[0].startswith(f"    {params[0].name} = {spsa.engine_value(params[0].start)}, ")
     assert all(line.endswith(";") and "..=" in line for line in block)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_background_run_stops_on_a_signal_with_its_state_saved(tmp_path, sig):
+    # A shell's background job (`nohup ... &`) starts with SIGINT ignored; the
+    # runner must still stop on SIGINT (and on SIGTERM), say so, and leave a
+    # state that resumes where it stopped.
+    (tmp_path / "p.txt").write_text(PARAMS)
+    state = tmp_path / "s.json"
+    cmd = [sys.executable, str(SCRIPTS / "spsa.py"), "--params", str(tmp_path / "p.txt"),
+           "--state", str(state), "--synthetic", "x=60,y=30", "--pairs", "1", "--every", "1",
+           "--iterations", "100000000", "--seed", "3", "--csv", str(tmp_path / "path.csv")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        assert proc.stdout.readline().startswith("iteration 1/")
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()  # no stray run if the signal was not obeyed
+    assert proc.returncode == 130, out[-500:] + err
+    assert "stopped;" in out
+    k = json.loads(state.read_text())["k"]
+    assert 1 <= k < 100000000
+    assert f"holds iteration {k}:" in out  # the message names the iteration on disk
+    assert len(list(csv.reader(open(tmp_path / "path.csv")))) == k + 1  # a row each, and the header
