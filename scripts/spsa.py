@@ -20,7 +20,8 @@ the end of a session loses at most the iteration being played, and the
 same command resumes where it stopped, on the same path as an unbroken run
 (each iteration's signs and openings follow from the seed and its number).
 At the end (or with --report) it prints the values as the `params!` block
-of src/search/params.rs.
+of src/search/params.rs, and those that changed as scripts/match.py engine
+options, for the timed match that decides whether they land.
 
 Examples:
   target/release/ferrum spsa > params.txt
@@ -170,6 +171,25 @@ def rust_block(spsa):
                      for p in spsa.params)
 
 
+def changed_options(spsa):
+    """The engine values that differ from the run's start, as `name=value,...`:
+    the options half of a scripts/match.py `--engine "NAME=BIN;..."` (run with
+    FERRUM_TUNE=1), to play the tuned values against the start's."""
+    return ",".join(f"{p.name}={engine_value(spsa.theta[p.name])}" for p in spsa.params
+                    if engine_value(spsa.theta[p.name]) != engine_value(p.start))
+
+
+def report(spsa):
+    """The run's summary: its drift, the `params!` block and the changed values as options."""
+    changed = changed_options(spsa)
+    return "\n".join([
+        f"# {spsa.k} iterations, {spsa.games} games; moved most: {drift_text(spsa)}",
+        rust_block(spsa),
+        f"# {changed.count('=')} changed, as match.py options (FERRUM_TUNE=1): "
+        f"--engine \"tuned=BIN;{changed}\"" if changed else "# no engine value changed",
+    ])
+
+
 def drift_text(spsa, top=5):
     """The parameters that moved most from their start, in units of c_end."""
     moved = sorted(spsa.params, key=lambda p: -abs(spsa.theta[p.name] - p.start) / p.c_end)
@@ -289,8 +309,7 @@ def main(argv=None):
         if not args.report:
             print(f"resuming {state_path} at iteration {spsa.k} ({spsa.games} games)", flush=True)
     if args.report:
-        print(f"# {spsa.k} iterations, {spsa.games} games; moved most: {drift_text(spsa)}")
-        print(rust_block(spsa))
+        print(report(spsa))
         return 0
 
     optimum = None
@@ -348,8 +367,7 @@ def main(argv=None):
         pool.shutdown(wait=False, cancel_futures=True)
         if csv_file:
             csv_file.close()
-    print(f"# {spsa.k} iterations, {spsa.games} games; moved most: {drift_text(spsa)}")
-    print(rust_block(spsa))
+    print(report(spsa))
     return 0
 
 

@@ -109,6 +109,29 @@ def test_ferrum_spsa_output_is_accepted_and_reported_as_rust(tmp_path):
     assert all(line.endswith(";") and "..=" in line for line in block)
 
 
+def test_the_report_gives_the_changed_engine_values_as_match_options(tmp_path, capsys):
+    # Three parameters: z rounds to its start (20.4 -> 20), x and y do not;
+    # halves round up, negative values alike (-30.5 -> -30).
+    params = spsa.parse_params("x, int, 20, 0, 100, 5, 0.01\ny, int, -40, -100, 0, 5, 0.01\n"
+                               "z, int, 20, 0, 100, 5, 0.01\n")
+    s = spsa.Spsa(params, 100, 1)
+    assert spsa.changed_options(s) == ""
+    assert spsa.report(s).endswith("# no engine value changed")
+    s.theta.update(x=24.5, y=-30.5, z=20.4)
+    assert spsa.changed_options(s) == "x=25,y=-30"
+    sys.path.insert(0, str(SCRIPTS))
+    import match  # noqa: PLC0415
+    last = spsa.report(s).splitlines()[-1]
+    assert last.startswith("# 2 changed, as match.py options")
+    spec = last.split('--engine "', 1)[1].rstrip('"').replace("BIN", "/path/to/ferrum")
+    assert match.parse_engine(spec) == ("tuned", "/path/to/ferrum", "uci", {"x": "25", "y": "-30"})
+    # A finished run prints the same report.
+    assert run(tmp_path, "--iterations", "50", "--seed", "2") == 0
+    done = spsa.Spsa(spsa.parse_params(PARAMS), 50, 2)
+    done.restore(json.loads((tmp_path / "s.json").read_text()))
+    assert capsys.readouterr().out.endswith(spsa.report(done) + "\n")
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_background_run_stops_on_a_signal_with_its_state_saved(tmp_path, sig):
     # A shell's background job (`nohup ... &`) starts with SIGINT ignored; the
