@@ -171,22 +171,31 @@ def rust_block(spsa):
                      for p in spsa.params)
 
 
+def changed_values(spsa):
+    """The engine values that differ from the run's start, each as `name=value`."""
+    return [f"{p.name}={engine_value(spsa.theta[p.name])}" for p in spsa.params
+            if engine_value(spsa.theta[p.name]) != engine_value(p.start)]
+
+
 def changed_options(spsa):
-    """The engine values that differ from the run's start, as `name=value,...`:
-    the options half of a scripts/match.py `--engine "NAME=BIN;..."` (run with
-    FERRUM_TUNE=1), to play the tuned values against the start's."""
-    return ",".join(f"{p.name}={engine_value(spsa.theta[p.name])}" for p in spsa.params
-                    if engine_value(spsa.theta[p.name]) != engine_value(p.start))
+    """The changed engine values as `name=value,...`: the options half of a
+    scripts/match.py `--engine "NAME=BIN;..."` (run with FERRUM_TUNE=1), to play
+    the tuned values against the start's."""
+    return ",".join(changed_values(spsa))
 
 
 def report(spsa):
     """The run's summary: its drift, the `params!` block and the changed values as options."""
-    changed = changed_options(spsa)
+    changed = changed_values(spsa)
+    if changed:
+        options_line = (f"# {len(changed)} changed, as match.py options (FERRUM_TUNE=1): "
+                        f"--engine \"tuned=BIN;{','.join(changed)}\"")
+    else:
+        options_line = "# no engine value changed"
     return "\n".join([
         f"# {spsa.k} iterations, {spsa.games} games; moved most: {drift_text(spsa)}",
         rust_block(spsa),
-        f"# {changed.count('=')} changed, as match.py options (FERRUM_TUNE=1): "
-        f"--engine \"tuned=BIN;{changed}\"" if changed else "# no engine value changed",
+        options_line,
     ])
 
 

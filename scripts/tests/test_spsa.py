@@ -13,6 +13,7 @@ import pytest
 SCRIPTS = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(SCRIPTS))
 
+import match  # noqa: E402
 import spsa  # noqa: E402
 
 PARAMS = "x, int, 20, 0, 100, 5, 0.01\ny, int, 80, 0, 100, 5, 0.01\n"
@@ -119,8 +120,6 @@ def test_the_report_gives_the_changed_engine_values_as_match_options(tmp_path, c
     assert spsa.report(s).endswith("# no engine value changed")
     s.theta.update(x=24.5, y=-30.5, z=20.4)
     assert spsa.changed_options(s) == "x=25,y=-30"
-    sys.path.insert(0, str(SCRIPTS))
-    import match  # noqa: PLC0415
     last = spsa.report(s).splitlines()[-1]
     assert last.startswith("# 2 changed, as match.py options")
     spec = last.split('--engine "', 1)[1].rstrip('"').replace("BIN", "/path/to/ferrum")
