@@ -8,6 +8,7 @@
 use shakmaty::{Board, Color};
 
 use crate::chess::state::pawn_hash;
+use crate::search::params::Params;
 
 /// Index bits per side to move: the top bits of a hash pick the entry.
 const BITS: u32 = 14;
@@ -88,13 +89,17 @@ impl CorrectionHistory {
         }
     }
 
-    /// The correction to add to the static evaluation of `board` with `turn` to move.
+    /// The correction to add to the static evaluation of `board` with `turn`
+    /// to move: the averages weighted by `params`' `corr_pawn_weight` and
+    /// `corr_non_pawn_weight` (out of 64; by default the pawn average counts
+    /// in full, each side's non-pawn average half).
     #[inline]
-    pub fn correction(&self, board: &Board, turn: Color) -> i32 {
+    pub fn correction(&self, board: &Board, turn: Color, params: &Params) -> i32 {
         let pawn = self.pawn[pawn_index(board, turn)];
         let white = self.non_pawn[0][non_pawn_index(board, Color::White, turn)];
         let black = self.non_pawn[1][non_pawn_index(board, Color::Black, turn)];
-        (2 * pawn + white + black) / (2 * GRAIN)
+        (params.corr_pawn_weight * pawn + params.corr_non_pawn_weight * (white + black))
+            / (64 * GRAIN)
     }
 
     /// Moves the average towards `score - eval`, the error a search of
@@ -129,27 +134,41 @@ mod tests {
         let other_pawns = parse_fen("4k3/p7/8/8/8/8/PP6/4K3 w - - 0 1", false).unwrap();
         // Other pawns and another white king square: only Black's pieces match.
         let other_white = parse_fen("4k3/p7/8/8/8/8/PP6/3K4 w - - 0 1", false).unwrap();
+        let d = Params::default();
         let mut c = CorrectionHistory::default();
-        assert_eq!(c.correction(pos.board(), Color::White), 0);
+        assert_eq!(c.correction(pos.board(), Color::White, &d), 0);
         for _ in 0..200 {
             c.update(pos.board(), Color::White, 10, 500, 0);
         }
-        // Pawn table (weight 2) and both sides' piece tables, each at its bound.
-        assert_eq!(c.correction(pos.board(), Color::White), 2 * MAX_CORRECTION);
-        assert_eq!(c.correction(pos.board(), Color::Black), 0);
+        // Pawn table (weight 64 of 64) and both sides' piece tables (32 each), each at its bound.
         assert_eq!(
-            c.correction(other_pawns.board(), Color::White),
+            c.correction(pos.board(), Color::White, &d),
+            2 * MAX_CORRECTION
+        );
+        assert_eq!(c.correction(pos.board(), Color::Black, &d), 0);
+        assert_eq!(
+            c.correction(other_pawns.board(), Color::White, &d),
             MAX_CORRECTION
         );
         assert_eq!(
-            c.correction(other_white.board(), Color::White),
+            c.correction(other_white.board(), Color::White, &d),
             MAX_CORRECTION / 2
         );
         for _ in 0..200 {
             c.update(pos.board(), Color::White, 10, -30, 0);
         }
-        let v = c.correction(pos.board(), Color::White);
+        let v = c.correction(pos.board(), Color::White, &d);
         assert!((-60..=-56).contains(&v), "{v}");
+        // The weights are parameters: without the pawn average only each
+        // side's piece average counts, and doubled weights double it
+        // (to within rounding).
+        let mut w = d;
+        w.set("corr_pawn_weight", 0).unwrap();
+        assert_eq!(c.correction(other_pawns.board(), Color::White, &w), v / 2);
+        w.set("corr_pawn_weight", 128).unwrap();
+        w.set("corr_non_pawn_weight", 64).unwrap();
+        let doubled = c.correction(pos.board(), Color::White, &w);
+        assert!((2 * v - 1..=2 * v + 1).contains(&doubled), "{doubled} {v}");
         assert!(pos.turn() == Color::White);
     }
 }

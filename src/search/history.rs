@@ -124,11 +124,6 @@ fn butterfly_key(m: Move, threats: Bitboard) -> [usize; 4] {
     [attacked(f), attacked(t), f, t]
 }
 
-/// Bonus for a move at a given depth.
-pub fn bonus(depth: i32) -> i32 {
-    (depth * depth * 16 + 32 * depth).min(1600)
-}
-
 impl History {
     /// Empties every table (for `ucinewgame`, and `bench` between
     /// positions), in place: the memory stays mapped and touched.
@@ -293,6 +288,11 @@ impl History {
 mod tests {
     use super::*;
     use shakmaty::Role;
+
+    /// The default cutoff bonus at `depth`.
+    fn bonus(depth: i32) -> i32 {
+        crate::search::params::Params::default().history_bonus(depth)
+    }
 
     #[test]
     fn gravity_keeps_history_bounded() {

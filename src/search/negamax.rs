@@ -14,7 +14,7 @@ use crate::chess::score::{
     INFINITE, MATE_BOUND, MAX_PLY, NONE, TB_BOUND, is_mate, mate_in, mated_in,
 };
 use crate::chess::see::see_ge;
-use crate::search::history::{PieceTo, bonus, pawn_slot};
+use crate::search::history::{PieceTo, pawn_slot};
 use crate::search::iterate::RootLine;
 use crate::search::movepick::{MovePicker, is_noisy};
 use crate::search::syzygy::wdl_value;
@@ -409,7 +409,8 @@ impl Worker<'_> {
                     if v >= beta {
                         // Step 14. Cutoff: reward the move, punish the moves of its
                         // kind tried before it (and the captures, when a quiet refuted).
-                        let b = bonus(depth);
+                        let b = self.p.history_bonus(depth);
+                        let malus = self.p.history_malus(b);
                         if quiet {
                             self.history.add_killer(p, m);
                             self.history.set_counter(prev, m);
@@ -417,13 +418,13 @@ impl Worker<'_> {
                                 .update_quiet_all(us, m, &conts, threats, pawns, b);
                             for &q in &quiets_tried {
                                 self.history
-                                    .update_quiet_all(us, q, &conts, threats, pawns, -b);
+                                    .update_quiet_all(us, q, &conts, threats, pawns, -malus);
                             }
                         } else {
                             self.history.update_capture(us, m, b);
                         }
                         for &c in &noisy_tried {
-                            self.history.update_capture(us, c, -b);
+                            self.history.update_capture(us, c, -malus);
                         }
                         break;
                     }

@@ -1,5 +1,6 @@
 //! Search parameters in one place. Every margin, depth limit and divisor
-//! the search prunes, reduces or extends with is a field of [`Params`];
+//! the search prunes, reduces or extends with, and the sizes of its history
+//! updates and evaluation corrections, is a field of [`Params`];
 //! [`SPECS`] gives each one's name, default and range, so that a tuner can
 //! set them as UCI options (listed only when tuning is asked for, see
 //! [`tuning_enabled`]) and [`spsa_input`] writes them in OpenBench's SPSA
@@ -7,7 +8,9 @@
 //!
 //! The defaults are SPSA run 2's values (20,000 games at 10,000 nodes a
 //! move, rounded to the nearest integer); docs/tuning.md has the run, each
-//! parameter's path and the matches that took them in.
+//! parameter's path and the matches that took them in. The history and
+//! correction entries (the last six) were constants until run 4 and have
+//! not been tuned yet.
 
 /// One tunable parameter: its UCI name (the field's name), default and range.
 #[derive(Clone, Copy, Debug)]
@@ -126,6 +129,34 @@ params! {
     aspiration_delta = 25, 5..=100;
     /// Quiescence delta pruning margin.
     delta_margin = 397, 0..=1000;
+    /// History at a cutoff: the move that cut gains
+    /// `history_bonus_quad * d^2 + history_bonus_lin * d`, at most
+    /// `history_bonus_max`; the moves tried before it lose `history_malus`
+    /// percent of that.
+    history_bonus_quad = 16, 0..=64;
+    history_bonus_lin = 32, 0..=256;
+    history_bonus_max = 1600, 400..=4000;
+    history_malus = 100, 25..=200;
+    /// Correction history: the weights (out of 64) of the pawn-structure
+    /// average and of each side's non-pawn average in the correction.
+    corr_pawn_weight = 64, 0..=192;
+    corr_non_pawn_weight = 32, 0..=128;
+}
+
+impl Params {
+    /// The history bonus for the move that caused a cutoff at `depth`.
+    #[inline]
+    pub fn history_bonus(&self, depth: i32) -> i32 {
+        (depth * depth * self.history_bonus_quad + self.history_bonus_lin * depth)
+            .min(self.history_bonus_max)
+    }
+
+    /// The history malus for a move tried before the one that cut, given
+    /// that move's `bonus`.
+    #[inline]
+    pub fn history_malus(&self, bonus: i32) -> i32 {
+        bonus * self.history_malus / 100
+    }
 }
 
 /// Whether the parameters are offered as UCI options: in a build with the
@@ -163,6 +194,21 @@ mod tests {
             assert_eq!(p.get(s.name), Some(s.default), "{}", s.name);
             assert!(s.min <= s.default && s.default <= s.max, "{}", s.name);
         }
+    }
+
+    #[test]
+    fn history_bonus_and_malus_follow_their_parameters() {
+        let mut p = Params::default();
+        assert_eq!(p.history_bonus(1), 48);
+        assert_eq!(p.history_bonus(5), 560);
+        assert_eq!(p.history_bonus(9), 1584);
+        assert_eq!(p.history_bonus(10), 1600); // capped
+        assert_eq!(p.history_malus(560), 560);
+        p.set("history_malus", 50).unwrap();
+        p.set("history_bonus_max", 2000).unwrap();
+        assert_eq!(p.history_malus(560), 280);
+        assert_eq!(p.history_bonus(10), 1920);
+        assert_eq!(p.history_bonus(11), 2000);
     }
 
     #[test]

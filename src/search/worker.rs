@@ -308,7 +308,10 @@ impl<'a> Worker<'a> {
         if raw == NONE || lone_king(pos.board()) {
             return raw;
         }
-        let c = self.history.correction.correction(pos.board(), pos.turn());
+        let c = self
+            .history
+            .correction
+            .correction(pos.board(), pos.turn(), &self.p);
         (raw + c).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
