@@ -172,16 +172,12 @@ def rust_block(spsa):
 
 
 def changed_values(spsa):
-    """The engine values that differ from the run's start, each as `name=value`."""
+    """The engine values that differ from the run's start, each as `name=value`;
+    joined by commas they are the options half of a scripts/match.py
+    `--engine "NAME=BIN;..."` (run with FERRUM_TUNE=1), to play the tuned
+    values against the start's."""
     return [f"{p.name}={engine_value(spsa.theta[p.name])}" for p in spsa.params
             if engine_value(spsa.theta[p.name]) != engine_value(p.start)]
-
-
-def changed_options(spsa):
-    """The changed engine values as `name=value,...`: the options half of a
-    scripts/match.py `--engine "NAME=BIN;..."` (run with FERRUM_TUNE=1), to play
-    the tuned values against the start's."""
-    return ",".join(changed_values(spsa))
 
 
 def report(spsa):

@@ -21,6 +21,8 @@ const GRAIN: i32 = 256;
 const MAX_CORRECTION: i32 = 64;
 /// Weights are out of this; a search of depth `d` weighs `min(d + 1, 16)`.
 const WEIGHT_SCALE: i32 = 256;
+/// The correction's weights (`corr_pawn_weight`, `corr_non_pawn_weight`) are out of this.
+const CORRECTION_WEIGHT_SCALE: i32 = 64;
 
 /// Per-thread correction tables, keyed by side to move and by the pawn
 /// structure, White's pieces (pawns aside) and Black's pieces.
@@ -99,7 +101,7 @@ impl CorrectionHistory {
         let white = self.non_pawn[0][non_pawn_index(board, Color::White, turn)];
         let black = self.non_pawn[1][non_pawn_index(board, Color::Black, turn)];
         (params.corr_pawn_weight * pawn + params.corr_non_pawn_weight * (white + black))
-            / (64 * GRAIN)
+            / (CORRECTION_WEIGHT_SCALE * GRAIN)
     }
 
     /// Moves the average towards `score - eval`, the error a search of

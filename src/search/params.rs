@@ -9,8 +9,8 @@
 //! The defaults are SPSA run 2's values (20,000 games at 10,000 nodes a
 //! move, rounded to the nearest integer); docs/tuning.md has the run, each
 //! parameter's path and the matches that took them in. The history and
-//! correction entries (the last six) were constants until run 4 and have
-//! not been tuned yet.
+//! correction entries (the last six) were constants until after run 4 and
+//! have not been tuned yet.
 
 /// One tunable parameter: its UCI name (the field's name), default and range.
 #[derive(Clone, Copy, Debug)]
