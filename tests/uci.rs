@@ -305,6 +305,19 @@ fn perft_eval_d_bench_and_misc_commands() {
     let lines = e.until("Nodes searched");
     assert_eq!(lines.last().unwrap(), "Nodes searched: 8902");
     assert_eq!(lines.iter().filter(|l| l.contains(": ")).count(), 21);
+    // The bare shorthand `perft N` counts the same, and its errors name it.
+    e.send("perft 2");
+    assert_eq!(
+        e.until("Nodes searched").last().unwrap(),
+        "Nodes searched: 400"
+    );
+    for bad in ["perft -1", "perft two", "perft"] {
+        let err = e.assert_error(bad);
+        assert!(
+            err.starts_with("info string error: perft: "),
+            "{bad}: {err}"
+        );
+    }
     e.send("eval");
     let l = e.until("Final evaluation");
     assert!(l.last().unwrap().ends_with("(side to move)"), "{l:?}");

@@ -395,12 +395,20 @@ impl Uci {
                 }
             }
             "bench" => self.bench(args),
-            "perft" => {
-                // `perft N` as a shorthand for `go perft N`.
-                let mut with_key = vec!["perft"];
-                with_key.extend_from_slice(args);
-                self.go(&with_key);
-            }
+            "perft" => match args.first() {
+                // `perft N` as a shorthand for `go perft N`; its errors name
+                // `perft`, the command the user typed, not `go`.
+                None => self.error("perft: needs a depth, as in 'perft 5'"),
+                Some(d) if d.parse::<u32>().is_err() => self.error(&format!(
+                    "perft: depth '{}' is not a whole number from 0 up",
+                    truncate(d, 40)
+                )),
+                Some(_) => {
+                    let mut with_key = vec!["perft"];
+                    with_key.extend_from_slice(args);
+                    self.go(&with_key);
+                }
+            },
             _ => self.error(&format!("unknown command '{}'", truncate(cmd, 40))),
         }
         true
