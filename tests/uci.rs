@@ -311,7 +311,7 @@ fn perft_eval_d_bench_and_misc_commands() {
         e.until("Nodes searched").last().unwrap(),
         "Nodes searched: 400"
     );
-    for bad in ["perft -1", "perft two", "perft"] {
+    for bad in ["perft -1", "perft two", "perft", "perft 3 foo"] {
         let err = e.assert_error(bad);
         assert!(
             err.starts_with("info string error: perft: "),

@@ -403,6 +403,10 @@ impl Uci {
                     "perft: depth '{}' is not a whole number from 0 up",
                     truncate(d, 40)
                 )),
+                Some(_) if args.len() > 1 => self.error(&format!(
+                    "perft: unexpected '{}' after the depth",
+                    truncate(args[1], 40)
+                )),
                 Some(_) => {
                     let mut with_key = vec!["perft"];
                     with_key.extend_from_slice(args);
