@@ -395,23 +395,21 @@ impl Uci {
                 }
             }
             "bench" => self.bench(args),
-            "perft" => match args.first() {
-                // `perft N` as a shorthand for `go perft N`; its errors name
-                // `perft`, the command the user typed, not `go`.
-                None => self.error("perft: needs a depth, as in 'perft 5'"),
-                Some(d) if d.parse::<u32>().is_err() => self.error(&format!(
-                    "perft: depth '{}' is not a whole number from 0 up",
-                    truncate(d, 40)
-                )),
-                Some(_) if args.len() > 1 => self.error(&format!(
-                    "perft: unexpected '{}' after the depth",
-                    truncate(args[1], 40)
-                )),
-                Some(_) => {
-                    let mut with_key = vec!["perft"];
-                    with_key.extend_from_slice(args);
-                    self.go(&with_key);
-                }
+            // `perft N` as a shorthand for `go perft N`; its errors name
+            // `perft`, the command the user typed, not `go`.
+            "perft" => match args {
+                [] => self.error("perft: needs a depth, as in 'perft 5'"),
+                [d, rest @ ..] => match d.parse::<u32>() {
+                    Err(_) => self.error(&format!(
+                        "perft: depth '{}' is not a whole number from 0 up",
+                        truncate(d, 40)
+                    )),
+                    Ok(_) if !rest.is_empty() => self.error(&format!(
+                        "perft: unexpected '{}' after the depth",
+                        truncate(rest[0], 40)
+                    )),
+                    Ok(depth) => self.perft(depth),
+                },
             },
             _ => self.error(&format!("unknown command '{}'", truncate(cmd, 40))),
         }
