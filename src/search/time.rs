@@ -21,9 +21,10 @@ const DEFAULT_MOVES_TO_GO: i64 = 25;
 const MAX_MOVES_TO_GO: i64 = 50;
 /// The soft limit, in percent of a move's share of the clock (before the
 /// search's own scaling, [`TimeBudget::adjusted_soft`]). Against 60, 75
-/// scored +21.7 ± 16.0 in 576 games at 3+0.03 and +18.0 ± 21.2 in 328 at
+/// scored +21.7 ± 16.0 in 576 games at 3+0.03 and +14.4 ± 14.6 in 652 at
 /// 10+0.1 (docs/strength.md, 2026-11-30): at 60 the engine ended its games
-/// with more than a quarter of its clock unused.
+/// with more than a quarter of its clock unused. 90 read −12.3 ± 24.6
+/// against 75 at 3+0.03.
 const SOFT_PERCENT: i64 = 75;
 
 /// Soft and hard limits of one search, in milliseconds from its start
