@@ -4,7 +4,8 @@
 
 use bulletformat::ChessBoard;
 use ferrum::eval::nnue::{
-    Accumulator, AccumulatorStack, Network, default_net, mirror_features, network, record_features,
+    Accumulator, AccumulatorStack, MATERIAL_SCALE_BASE, Network, START_MATERIAL, default_net,
+    mirror_features, network, record_features, scale_by_material, scale_material,
 };
 use ferrum::tools::datagen::{Sample, to_record};
 use ferrum::tools::train::{self, FloatNet, TrainConfig};
@@ -900,4 +901,53 @@ fn anchored_decay_keeps_a_fine_tune_near_its_start() {
         anchored_loss < zero_loss * 0.1,
         "anchored {anchored_loss}, to zero {zero_loss}"
     );
+}
+
+fn board(fen: &str) -> shakmaty::Board {
+    let pos: Chess = fen
+        .parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap();
+    pos.board().clone()
+}
+
+#[test]
+fn material_scaling_leaves_the_start_alone_and_shrinks_toward_bare_kings() {
+    let start = Chess::default();
+    assert_eq!(scale_material(start.board()), START_MATERIAL);
+    for v in [-3000, -257, -1, 0, 1, 99, 257, 3000] {
+        assert_eq!(scale_by_material(v, start.board(), MATERIAL_SCALE_BASE), v);
+    }
+    // Bare kings: 20,000 / 27,800 of the evaluation, rounded toward zero.
+    let kings = board("8/8/4k3/8/8/3K4/8/8 w - - 0 1");
+    assert_eq!(scale_material(&kings), 0);
+    assert_eq!(scale_by_material(2780, &kings, MATERIAL_SCALE_BASE), 2000);
+    assert_eq!(scale_by_material(-2780, &kings, MATERIAL_SCALE_BASE), -2000);
+    assert_eq!(scale_by_material(100, &kings, MATERIAL_SCALE_BASE), 71);
+    // A rook and a pawn each: 1,200 of material, (20,000 + 1,200) / 27,800.
+    let rooks = board("8/5pk1/8/8/8/8/1P3RK1/r7 w - - 0 1");
+    assert_eq!(scale_material(&rooks), 1200);
+    assert_eq!(scale_by_material(278, &rooks, MATERIAL_SCALE_BASE), 212);
+    // Base 0: no scaling.
+    assert_eq!(scale_by_material(278, &rooks, 0), 278);
+    // Odd in the evaluation, and never larger in size with less material.
+    let mut pos = start.clone();
+    let mut rng = StdRng::seed_from_u64(59);
+    for _ in 0..200 {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        let m = moves[rng.random_range(0..moves.len())];
+        let before = scale_material(pos.board());
+        pos.play_unchecked(m);
+        let after = scale_material(pos.board());
+        assert!(after <= before || m.is_promotion(), "{m:?}");
+        for v in [-1234, -5, 5, 1234] {
+            let s = scale_by_material(v, pos.board(), MATERIAL_SCALE_BASE);
+            assert_eq!(scale_by_material(-v, pos.board(), MATERIAL_SCALE_BASE), -s);
+            assert!(s.abs() <= v.abs() || after > START_MATERIAL);
+        }
+    }
 }

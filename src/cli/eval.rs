@@ -47,7 +47,15 @@ pub(super) fn run(args: &EvalArgs) -> ExitCode {
         ),
     };
     if let Some(net) = net {
-        println!("{}", crate::eval::nnue::describe(&net, &pos, &name));
+        println!(
+            "{}",
+            crate::eval::nnue::describe(
+                &net,
+                &pos,
+                &name,
+                crate::search::params::Params::default().eval_material_base
+            )
+        );
     }
     ExitCode::SUCCESS
 }

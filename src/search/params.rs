@@ -9,8 +9,10 @@
 //! The defaults are SPSA run 2's values (20,000 games at 10,000 nodes a
 //! move, rounded to the nearest integer); docs/tuning.md has the run, each
 //! parameter's path and the matches that took them in. The history and
-//! correction entries (the last six) were constants until after run 4 and
-//! have not been tuned yet.
+//! correction entries (the six before the last) were constants until after
+//! run 4 and have not been tuned yet; the last, the evaluation's material
+//! scale, came after the runs and is off by default (docs/strength.md,
+//! 2026-12-01).
 
 /// One tunable parameter: its UCI name (the field's name), default and range.
 #[derive(Clone, Copy, Debug)]
@@ -141,6 +143,13 @@ params! {
     /// average and of each side's non-pawn average in the correction.
     corr_pawn_weight = 64, 0..=192;
     corr_non_pawn_weight = 32, 0..=128;
+    /// The network's evaluation scaled by the material left, with this
+    /// constant (`eval::nnue::scale_by_material`); 0, the default, leaves
+    /// it unscaled. At 20,000 (`eval::nnue::MATERIAL_SCALE_BASE`) it scored
+    /// +20.0 ± 13.2 in 1,600 games at 10,000 nodes a move but +5.3 ± 15.9
+    /// in 528 at 10+0.1 (docs/strength.md, 2026-12-01): off until a clock
+    /// match shows it.
+    eval_material_base = 0, 0..=40000;
 }
 
 impl Params {

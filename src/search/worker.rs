@@ -256,7 +256,8 @@ impl<'a> Worker<'a> {
     }
 
     /// Static evaluation of the current position for the side to move:
-    /// the network when there is one, else the hand-crafted evaluation.
+    /// the network's, scaled by the material left, when there is a net,
+    /// else the hand-crafted evaluation.
     /// Against a lone king the hand-crafted evaluation's mop-up drives the
     /// mate (KBNK above all), which self-play data hardly ever shows a net.
     #[inline]
@@ -267,7 +268,11 @@ impl<'a> Worker<'a> {
                     *acc.current(),
                     crate::eval::nnue::Accumulator::refresh(acc.net(), self.state.pos().board())
                 );
-                acc.evaluate(self.state.turn())
+                crate::eval::nnue::scale_by_material(
+                    acc.evaluate(self.state.turn()),
+                    self.state.pos().board(),
+                    self.p.eval_material_base,
+                )
             }
             _ => evaluate(self.state.pos()),
         }

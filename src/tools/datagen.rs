@@ -200,7 +200,13 @@ pub fn play_game(
         multipv: 1,
         move_overhead: 0,
         net: config.net.clone(),
-        params: crate::search::params::Params::default(),
+        // Never with the material scale, whatever its default: the scores
+        // label what the net itself sees, as every round before the scale
+        // did, and an engine that scales scales a net trained on them too.
+        params: crate::search::params::Params {
+            eval_material_base: 0,
+            ..crate::search::params::Params::default()
+        },
         syzygy: config.syzygy.clone(),
     };
     let signals = Signals::default();

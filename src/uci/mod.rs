@@ -390,7 +390,9 @@ impl Uci {
                 }
                 if let Some(net) = self.engine.eval_net() {
                     let name = &self.engine.options().eval_file;
-                    let line = crate::eval::nnue::describe(&net, self.engine.game().pos(), name);
+                    let base = self.engine.options().params.eval_material_base;
+                    let line =
+                        crate::eval::nnue::describe(&net, self.engine.game().pos(), name, base);
                     self.out.line(&line);
                 }
             }

@@ -35,7 +35,7 @@ mod simd;
 pub use accumulator::{Accumulator, AccumulatorStack};
 pub use network::{Network, RawNet, default_net};
 
-use shakmaty::{Chess, Color, Piece, Position, Square};
+use shakmaty::{Board, Chess, Color, Piece, Position, Square};
 
 /// Inputs: 2 colours (own, other) × 6 piece types × 64 squares.
 pub const INPUTS: usize = 768;
@@ -204,14 +204,64 @@ pub fn mirror_features(features: &mut [u16]) {
     features.iter_mut().for_each(|f| *f ^= 7);
 }
 
+/// The material [`scale_by_material`] counts, in centipawns: pawn,
+/// knight, bishop, rook, queen (both sides together).
+pub const SCALE_MATERIAL: [i32; 5] = [100, 300, 300, 500, 900];
+
+/// [`SCALE_MATERIAL`]'s count at the start of a game: 7,800.
+pub const START_MATERIAL: i32 = 7800;
+
+/// The constant of [`scale_by_material`] that was measured in games (the
+/// search's `eval_material_base` parameter, off by default): the larger it
+/// is, the less the material left changes the evaluation. At 20,000 the
+/// start position is scaled by exactly 1 and bare kings by about 0.72.
+pub const MATERIAL_SCALE_BASE: i32 = 20_000;
+
+/// The material left on `board` by [`SCALE_MATERIAL`] (kings count 0).
+pub fn scale_material(board: &Board) -> i32 {
+    let count = |b: shakmaty::Bitboard| b.count() as i32;
+    SCALE_MATERIAL[0] * count(board.pawns())
+        + SCALE_MATERIAL[1] * count(board.knights())
+        + SCALE_MATERIAL[2] * count(board.bishops())
+        + SCALE_MATERIAL[3] * count(board.rooks())
+        + SCALE_MATERIAL[4] * count(board.queens())
+}
+
+/// The network's evaluation `v` as the search uses it: scaled by the
+/// material left, `v × (base + material) / (base + START_MATERIAL)`, so
+/// that an edge counts for more while there are pieces to press it with
+/// and for less as the board empties (the side ahead keeps material, the
+/// side behind seeks trades). `base` 0 leaves `v` as it is. Many engines
+/// scale their net so; for Ferrum it won at fixed nodes but read level at
+/// a clock (docs/strength.md, 2026-12-01), so the search has it off.
+#[inline]
+pub fn scale_by_material(v: i32, board: &Board, base: i32) -> i32 {
+    if base <= 0 {
+        return v;
+    }
+    let material = i64::from(scale_material(board));
+    let base = i64::from(base);
+    (i64::from(v) * (base + material) / (base + i64::from(START_MATERIAL))) as i32
+}
+
 /// The `eval` line for the network: its evaluation of `pos` from White's
-/// side in pawns and for the side to move in centipawns, and the net's name.
-pub fn describe(net: &Network, pos: &Chess, name: &str) -> String {
+/// side in pawns and for the side to move in centipawns, that evaluation
+/// scaled by material as the search uses it (`base`, see
+/// [`scale_by_material`]), and the net's name.
+pub fn describe(net: &Network, pos: &Chess, name: &str, base: i32) -> String {
     let acc = Accumulator::refresh(net, pos.board());
     let v = net.evaluate(&acc, pos.turn());
     let white = if pos.turn() == Color::White { v } else { -v };
+    let scaled = if base > 0 {
+        format!(
+            ", {} cp scaled by material for the search",
+            scale_by_material(v, pos.board(), base)
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "NNUE evaluation: {:+.2} (White side), {v} cp for the side to move [{name}]",
+        "NNUE evaluation: {:+.2} (White side), {v} cp for the side to move{scaled} [{name}]",
         f64::from(white) / 100.0
     )
 }
