@@ -5,7 +5,7 @@
 use bulletformat::ChessBoard;
 use ferrum::eval::nnue::{
     Accumulator, AccumulatorStack, MATERIAL_SCALE_BASE, Network, START_MATERIAL, default_net,
-    mirror_features, network, record_features, scale_by_material, scale_material,
+    mirror_features, network, record_features, scale_by_material,
 };
 use ferrum::tools::datagen::{Sample, to_record};
 use ferrum::tools::train::{self, FloatNet, TrainConfig};
@@ -901,6 +901,11 @@ fn anchored_decay_keeps_a_fine_tune_near_its_start() {
         anchored_loss < zero_loss * 0.1,
         "anchored {anchored_loss}, to zero {zero_loss}"
     );
+}
+
+/// The material the scale counts, in centipawns.
+fn scale_material(board: &shakmaty::Board) -> i32 {
+    100 * ferrum::eval::wdl::material(board) as i32
 }
 
 fn board(fen: &str) -> shakmaty::Board {

@@ -256,8 +256,8 @@ impl<'a> Worker<'a> {
     }
 
     /// Static evaluation of the current position for the side to move:
-    /// the network's, scaled by the material left, when there is a net,
-    /// else the hand-crafted evaluation.
+    /// the network's when there is a net (scaled by the material left when
+    /// `eval_material_base` is set), else the hand-crafted evaluation.
     /// Against a lone king the hand-crafted evaluation's mop-up drives the
     /// mate (KBNK above all), which self-play data hardly ever shows a net.
     #[inline]

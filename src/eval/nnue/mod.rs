@@ -204,11 +204,9 @@ pub fn mirror_features(features: &mut [u16]) {
     features.iter_mut().for_each(|f| *f ^= 7);
 }
 
-/// The material [`scale_by_material`] counts, in centipawns: pawn,
-/// knight, bishop, rook, queen (both sides together).
-pub const SCALE_MATERIAL: [i32; 5] = [100, 300, 300, 500, 900];
-
-/// [`SCALE_MATERIAL`]'s count at the start of a game: 7,800.
+/// The material of the start position in centipawns, as
+/// [`scale_by_material`] counts it ([`crate::eval::wdl::material`]: pawn 1,
+/// minor 3, rook 5, queen 9, both sides): 7,800.
 pub const START_MATERIAL: i32 = 7800;
 
 /// The constant of [`scale_by_material`] that was measured in games (the
@@ -217,18 +215,9 @@ pub const START_MATERIAL: i32 = 7800;
 /// start position is scaled by exactly 1 and bare kings by about 0.72.
 pub const MATERIAL_SCALE_BASE: i32 = 20_000;
 
-/// The material left on `board` by [`SCALE_MATERIAL`] (kings count 0).
-pub fn scale_material(board: &Board) -> i32 {
-    let count = |b: shakmaty::Bitboard| b.count() as i32;
-    SCALE_MATERIAL[0] * count(board.pawns())
-        + SCALE_MATERIAL[1] * count(board.knights())
-        + SCALE_MATERIAL[2] * count(board.bishops())
-        + SCALE_MATERIAL[3] * count(board.rooks())
-        + SCALE_MATERIAL[4] * count(board.queens())
-}
-
 /// The network's evaluation `v` as the search uses it: scaled by the
-/// material left, `v × (base + material) / (base + START_MATERIAL)`, so
+/// material left (centipawns, [`crate::eval::wdl::material`] × 100),
+/// `v × (base + material) / (base + START_MATERIAL)`, so
 /// that an edge counts for more while there are pieces to press it with
 /// and for less as the board empties (the side ahead keeps material, the
 /// side behind seeks trades). `base` 0 leaves `v` as it is. Many engines
@@ -239,7 +228,7 @@ pub fn scale_by_material(v: i32, board: &Board, base: i32) -> i32 {
     if base <= 0 {
         return v;
     }
-    let material = i64::from(scale_material(board));
+    let material = 100 * i64::from(crate::eval::wdl::material(board));
     let base = i64::from(base);
     (i64::from(v) * (base + material) / (base + i64::from(START_MATERIAL))) as i32
 }
