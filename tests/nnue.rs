@@ -956,3 +956,119 @@ fn material_scaling_leaves_the_start_alone_and_shrinks_toward_bare_kings() {
         }
     }
 }
+
+#[test]
+fn a_factorised_net_evaluates_and_saves_as_its_merged_form() {
+    use ferrum::eval::nnue::{FINE_KING_BUCKETS, HIDDEN, INPUTS};
+    let positions = random_positions(300, 71);
+    let records: Vec<ChessBoard> = positions.iter().map(record).collect();
+    let plain = random_float_net(72, false, FINE_KING_BUCKETS);
+    // A zero factoriser changes nothing, and a net without king buckets gets none.
+    let f = plain.clone().with_factoriser();
+    assert!(f.factorised() && f.ft_f.len() == INPUTS * HIDDEN);
+    assert!(!FloatNet::random(1).with_factoriser().factorised());
+    for rec in &records {
+        assert_eq!(f.eval_record(rec), plain.eval_record(rec));
+    }
+    assert_eq!(f.merged(), plain);
+    // A non-zero one: the float net, its merged form, its quantised file and
+    // its checkpoint all evaluate alike.
+    let mut f = f;
+    let mut rng = StdRng::seed_from_u64(73);
+    f.ft_f
+        .iter_mut()
+        .for_each(|w| *w = rng.random_range(-0.03..0.03));
+    let merged = f.merged();
+    assert!(!merged.factorised() && merged.ft_w != plain.ft_w);
+    let q = Arc::new(f.quantise());
+    assert_eq!(q.to_bytes(), merged.quantise().to_bytes());
+    let resumed = FloatNet::from_bytes(&f.to_bytes()).unwrap();
+    assert_eq!(resumed, merged);
+    for (p, rec) in positions.iter().zip(&records) {
+        let (a, b) = (f.eval_record(rec), merged.eval_record(rec));
+        assert!((a - b).abs() <= 0.01, "{a} {b}");
+        let acc = Accumulator::refresh(&q, p.board());
+        let int = q.evaluate(&acc, p.turn()) as f32;
+        assert!((a - int).abs() <= 12.0 + 0.02 * a.abs(), "{a} {int}");
+    }
+}
+
+#[test]
+fn the_factoriser_carries_what_one_bucket_learns_to_the_others() {
+    use ferrum::eval::nnue::{FINE_KING_BUCKETS, HIDDEN, INPUTS, king_bucket};
+    // Trained only on positions where both kings stand on their first rank
+    // (fine buckets 0-2 for both sides), then judged on positions where
+    // neither does (buckets 3-7, which no training position uses).
+    let on_first_rank =
+        |p: &Chess, c: Color| king_bucket(FINE_KING_BUCKETS, c, p.board().king_of(c)) <= 2;
+    let all = random_positions(40_000, 74);
+    let home: Vec<Chess> = all
+        .iter()
+        .filter(|p| on_first_rank(p, Color::White) && on_first_rank(p, Color::Black))
+        .cloned()
+        .collect();
+    let away: Vec<Chess> = all
+        .iter()
+        .filter(|p| !on_first_rank(p, Color::White) && !on_first_rank(p, Color::Black))
+        .cloned()
+        .collect();
+    assert!(
+        home.len() >= 4_000 && away.len() >= 500,
+        "{} {}",
+        home.len(),
+        away.len()
+    );
+    let data = material_records(&home);
+    let unseen = material_records(&away);
+    let cfg = TrainConfig {
+        epochs: 8,
+        batch_size: 256,
+        lr: 0.005,
+        lr_end: 0.0005,
+        wdl: 0.0,
+        validation: 0.1,
+        seed: 75,
+        verbose: false,
+        weight_decay: 0.0,
+        ..TrainConfig::default()
+    };
+    let (training, validation) = train::split(data, &cfg);
+    let start = random_float_net(76, false, FINE_KING_BUCKETS);
+    let run = |factorise: bool| {
+        let mut net = start.clone();
+        if factorise {
+            net = net.with_factoriser();
+        }
+        let reports = train::train(
+            &mut net,
+            training.clone(),
+            &validation,
+            &cfg,
+            &mut |_, _| {},
+        );
+        (net.merged(), reports.last().unwrap().validation_loss)
+    };
+    let (plain, plain_seen) = run(false);
+    let (factorised, factorised_seen) = run(true);
+    // Without it, the unused buckets' rows get no gradient: they are as they
+    // started, to the bit. With it, they moved.
+    let set = INPUTS * HIDDEN;
+    let rest = |n: &FloatNet| n.ft_w[3 * set..].to_vec();
+    assert_eq!(rest(&plain), rest(&start));
+    assert_ne!(rest(&factorised), rest(&start));
+    // And what moved them is what the others learnt: material, in positions
+    // of kinds the training never showed.
+    let before = train::mean_loss(&start, &unseen, 0.0, 2);
+    let (p, f) = (
+        train::mean_loss(&plain, &unseen, 0.0, 2),
+        train::mean_loss(&factorised, &unseen, 0.0, 2),
+    );
+    eprintln!(
+        "seen buckets: {plain_seen:.6} plain, {factorised_seen:.6} factorised; unseen: {before:.6} at the start, {p:.6} plain, {f:.6} factorised"
+    );
+    assert!(f < p * 0.5, "plain {p}, factorised {f}");
+    assert!(
+        factorised_seen < plain_seen * 1.5,
+        "{plain_seen} {factorised_seen}"
+    );
+}

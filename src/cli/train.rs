@@ -66,6 +66,12 @@ pub(super) struct TrainArgs {
     /// before).
     #[arg(long, conflicts_with = "king_buckets")]
     fine_king_buckets: bool,
+    /// Train the king buckets' weights as one set shared by all of them plus each
+    /// bucket's own (a factoriser): what one bucket learns of a piece on a square reaches
+    /// the others. The net written is merged, the engine's format; a resumed net starts
+    /// with a zero shared set, evaluating exactly as before.
+    #[arg(long)]
+    factorise: bool,
     /// Show each training position mirrored left-right half of the time (a net that
     /// mirrors already is trained as it is).
     #[arg(long)]
@@ -164,13 +170,22 @@ pub(super) fn run(args: &TrainArgs) -> ExitCode {
     if args.fine_king_buckets {
         net = net.with_fine_king_buckets();
     }
+    if args.factorise {
+        if net.king_buckets == 1 {
+            eprintln!(
+                "ferrum train: --factorise needs king buckets (--king-buckets, --fine-king-buckets or a resumed net with them)"
+            );
+            return ExitCode::from(2);
+        }
+        net = net.with_factoriser();
+    }
     if let Err(e) = std::fs::create_dir_all(&cfg.out_dir) {
         eprintln!("ferrum train: cannot create {}: {e}", cfg.out_dir.display());
         return ExitCode::from(1);
     }
     let (training, validation) = train::split(records, &cfg);
     println!(
-        "{} training and {} held-out positions, {}->{}x2->1 SCReLU{}{}{}{}, {} epochs, batch {}, lr {} -> {}, wdl {}",
+        "{} training and {} held-out positions, {}->{}x2->1 SCReLU{}{}{}{}{}, {} epochs, batch {}, lr {} -> {}, wdl {}",
         training.len(),
         validation.len(),
         crate::eval::nnue::INPUTS,
@@ -186,6 +201,7 @@ pub(super) fn run(args: &TrainArgs) -> ExitCode {
         } else {
             String::new()
         },
+        if net.factorised() { ", factorised" } else { "" },
         if cfg.mirror_augments(&net) {
             ", mirror augmentation"
         } else {

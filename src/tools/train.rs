@@ -39,6 +39,12 @@ pub struct FloatNet {
     /// Input weight sets (1, [`KING_BUCKETS`] or [`FINE_KING_BUCKETS`], see
     /// [`crate::eval::nnue::king_bucket`]).
     pub king_buckets: usize,
+    /// The factoriser: one set of `INPUTS` rows shared by every king bucket
+    /// (empty when the net has none). A bucket's weights are its own rows
+    /// plus these, so what one bucket learns of a piece on a square reaches
+    /// them all; nets are saved merged ([`FloatNet::merged`]), in the shape
+    /// the engine loads.
+    pub ft_f: Vec<f32>,
 }
 
 impl FloatNet {
@@ -56,6 +62,7 @@ impl FloatNet {
             out_b: vec![0.0; buckets],
             mirror: false,
             king_buckets,
+            ft_f: Vec::new(),
         }
     }
 
@@ -63,7 +70,53 @@ impl FloatNet {
     pub fn zeros_like(&self) -> FloatNet {
         FloatNet {
             mirror: self.mirror,
+            ft_f: vec![0.0; self.ft_f.len()],
             ..FloatNet::zeros_with(self.buckets(), self.king_buckets)
+        }
+    }
+
+    /// The same net with a factoriser (zero, so it evaluates exactly as
+    /// before), when it has king buckets and none yet.
+    pub fn with_factoriser(mut self) -> FloatNet {
+        if self.king_buckets > 1 && self.ft_f.is_empty() {
+            self.ft_f = vec![0.0; INPUTS * HIDDEN];
+        }
+        self
+    }
+
+    /// Whether the net trains a factoriser.
+    pub fn factorised(&self) -> bool {
+        !self.ft_f.is_empty()
+    }
+
+    /// The net with its factoriser added into every king bucket's rows
+    /// (each weight clipped to ±[`WEIGHT_CLIP`]): the same evaluations, in
+    /// the engine's shape.
+    pub fn merged(&self) -> FloatNet {
+        let mut out = FloatNet {
+            ft_w: Vec::new(),
+            ft_f: Vec::new(),
+            ..self.clone()
+        };
+        self.merge_into(&mut out);
+        out
+    }
+
+    /// [`FloatNet::merged`] written into `dst` (reusing its buffers).
+    fn merge_into(&self, dst: &mut FloatNet) {
+        dst.ft_w.clone_from(&self.ft_w);
+        dst.ft_b.clone_from(&self.ft_b);
+        dst.out_w.clone_from(&self.out_w);
+        dst.out_b.clone_from(&self.out_b);
+        dst.mirror = self.mirror;
+        dst.king_buckets = self.king_buckets;
+        dst.ft_f.clear();
+        if self.factorised() {
+            for set in dst.ft_w.chunks_exact_mut(INPUTS * HIDDEN) {
+                set.iter_mut()
+                    .zip(&self.ft_f)
+                    .for_each(|(w, f)| *w = (*w + f).clamp(-WEIGHT_CLIP, WEIGHT_CLIP));
+            }
         }
     }
 
@@ -150,17 +203,20 @@ impl FloatNet {
     }
 
     /// Every parameter as one slice each, in a fixed order (for the optimiser).
-    fn params_mut(&mut self) -> [&mut [f32]; 4] {
+    /// (The factoriser comes last: empty in a net without one, so a
+    /// checkpoint's bytes are those of its merged form.)
+    fn params_mut(&mut self) -> [&mut [f32]; 5] {
         [
             &mut self.ft_w,
             &mut self.ft_b,
             &mut self.out_w,
             &mut self.out_b,
+            &mut self.ft_f,
         ]
     }
 
-    fn params(&self) -> [&[f32]; 4] {
-        [&self.ft_w, &self.ft_b, &self.out_w, &self.out_b]
+    fn params(&self) -> [&[f32]; 5] {
+        [&self.ft_w, &self.ft_b, &self.out_w, &self.out_b, &self.ft_f]
     }
 
     fn add_assign(&mut self, other: &FloatNet) {
@@ -181,6 +237,10 @@ impl FloatNet {
         for &f in features {
             let row = &self.ft_w[f as usize * HIDDEN..][..HIDDEN];
             acc.iter_mut().zip(row).for_each(|(a, w)| *a += w);
+            if self.factorised() {
+                let shared = &self.ft_f[f as usize % INPUTS * HIDDEN..][..HIDDEN];
+                acc.iter_mut().zip(shared).for_each(|(a, w)| *a += w);
+            }
         }
     }
 
@@ -214,8 +274,11 @@ impl FloatNet {
         self.forward(&s, &n) * SCALE as f32
     }
 
-    /// Rounds to the engine's integers.
+    /// Rounds to the engine's integers (a factorised net merged first).
     pub fn quantise(&self) -> Network {
+        if self.factorised() {
+            return self.merged().quantise();
+        }
         let q = |v: f32, scale: i32| -> i16 { (v * scale as f32).round() as i16 };
         let row =
             |s: &[f32], scale: i32| -> [i16; HIDDEN] { std::array::from_fn(|i| q(s[i], scale)) };
@@ -275,7 +338,12 @@ impl FloatNet {
     /// Raw little-endian floats with a small header (`FRCK`, then the hidden
     /// size, the output layers less one in bits 16–23, the king buckets less
     /// one in bits 24–27 and the mirror flag in bit 31), for `--resume`.
+    /// A factorised net is written merged: a resumed run starts from the
+    /// same evaluations, with a new (zero) factoriser if asked for one.
     pub fn to_bytes(&self) -> Vec<u8> {
+        if self.factorised() {
+            return self.merged().to_bytes();
+        }
         let mut out = b"FRCK".to_vec();
         let shape = HIDDEN as u32
             | ((self.buckets() as u32 - 1) << 16)
@@ -563,6 +631,14 @@ pub fn train(
         t: 0,
     };
     let mut grads: Vec<FloatNet> = (0..threads).map(|_| net.zeros_like()).collect();
+    // A factorised net is evaluated through its merged form, refreshed
+    // before every batch; the factoriser's gradient is then the sum of the
+    // buckets' (see below).
+    let mut view = if net.factorised() {
+        net.merged()
+    } else {
+        FloatNet::zeros()
+    };
     let anchor = cfg.anchor.then(|| net.clone());
     let mut rng = StdRng::seed_from_u64(cfg.seed ^ 0x9e37_79b9_7f4a_7c15);
     let batches_per_epoch = train.len().div_ceil(batch).max(1);
@@ -577,7 +653,12 @@ pub fn train(
             let done = (epoch - 1) * batches_per_epoch + b;
             lr = learning_rate(cfg, done as f64 / total_batches as f64);
             let per_thread = chunk.len().div_ceil(threads);
-            let net_ref: &FloatNet = net;
+            let net_ref: &FloatNet = if net.factorised() {
+                net.merge_into(&mut view);
+                &view
+            } else {
+                net
+            };
             let wdl = cfg.wdl;
             let augment = cfg.mirror_augments(net);
             let seed = cfg.seed;
@@ -621,6 +702,13 @@ pub fn train(
             let (first, rest) = grads.split_at_mut(1);
             for g in rest.iter().take(used - 1) {
                 first[0].add_assign(g);
+            }
+            if net.factorised() {
+                let g = &mut first[0];
+                g.ft_f.fill(0.0);
+                for set in g.ft_w.chunks_exact(INPUTS * HIDDEN) {
+                    g.ft_f.iter_mut().zip(set).for_each(|(f, w)| *f += w);
+                }
             }
             // Gradient of the batch mean.
             let inv = 1.0 / chunk.len() as f32;
