@@ -8,6 +8,12 @@ in 1 s on the bench positions").
 
   pip install chess
   scripts/search_depth.py --engine new=target/release/ferrum --engine old=/tmp/ferrum-old [--movetime 1000]
+
+An engine may carry UCI options as scripts/match.py takes them, so that
+networks are compared at their own speed (a 128-neuron net such as n10
+runs on a `--features hidden128` build):
+
+  scripts/search_depth.py --engine "n42=FERRUM;EvalFile=nets/ferrum-n42.nnue" --engine "n10=FERRUM128;EvalFile=nets/ferrum-n10.nnue"
 """
 
 import argparse
@@ -17,6 +23,8 @@ from pathlib import Path
 
 import chess
 import chess.engine
+
+from match import parse_engine
 
 
 def bench_fens() -> list[str]:
@@ -28,18 +36,16 @@ def bench_fens() -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--engine", action="append", required=True, help="NAME=PATH")
+    ap.add_argument("--engine", action="append", required=True, help="NAME=PATH[;opt=val,...]")
     ap.add_argument("--movetime", type=int, default=1000, help="milliseconds per position")
     ap.add_argument("--hash", type=int, default=16)
     args = ap.parse_args()
 
     engines = []
     for spec in args.engine:
-        name, _, path = spec.partition("=")
-        if not path:
-            name, path = Path(spec).name, spec
+        name, path, _, opts = parse_engine(spec)
         e = chess.engine.SimpleEngine.popen_uci(path)
-        e.configure({"Hash": args.hash, "Threads": 1})
+        e.configure({"Hash": args.hash, "Threads": 1, **opts})
         engines.append((name, e))
     fens = bench_fens()
     results = {name: [] for name, _ in engines}

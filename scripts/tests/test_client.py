@@ -13,11 +13,11 @@ def test_handshake_and_options(engine):
         assert name in opts, name
     assert opts["Hash"].type == "spin" and opts["Hash"].default == 16
     assert opts["UCI_Chess960"].type == "check"
-    assert opts["EvalFile"].type == "string" and opts["EvalFile"].default == "ferrum-n26w.nnue"
+    assert opts["EvalFile"].type == "string" and opts["EvalFile"].default == "ferrum-n42.nnue"
     engine.configure({"Hash": 32, "Threads": 2, "Move Overhead": 20})
     engine.ping()
     # A GUI sending the default EvalFile back (as many do) keeps the engine playing.
-    engine.configure({"EvalFile": "ferrum-n26w.nnue", "Use NNUE": True})
+    engine.configure({"EvalFile": "ferrum-n42.nnue", "Use NNUE": True})
     result = engine.play(chess.Board(), chess.engine.Limit(depth=3))
     assert result.move in chess.Board().legal_moves
 

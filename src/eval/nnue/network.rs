@@ -30,12 +30,12 @@ pub const VERSION: u32 = 1;
 /// (no word `default` in it: python-chess splits option lines on that word).
 /// A `hidden128` build embeds n16, the last 128-neuron net.
 #[cfg(not(feature = "hidden128"))]
-pub const DEFAULT_NAME: &str = "ferrum-n26w.nnue";
+pub const DEFAULT_NAME: &str = "ferrum-n42.nnue";
 #[cfg(feature = "hidden128")]
 pub const DEFAULT_NAME: &str = "ferrum-n16.nnue";
 
 #[cfg(not(feature = "hidden128"))]
-static EMBEDDED: &[u8] = include_bytes!("../../../nets/ferrum-n26w.nnue");
+static EMBEDDED: &[u8] = include_bytes!("../../../nets/ferrum-n42.nnue");
 #[cfg(feature = "hidden128")]
 static EMBEDDED: &[u8] = include_bytes!("../../../nets/ferrum-n16.nnue");
 
