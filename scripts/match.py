@@ -6,7 +6,11 @@ the games).
 Plays openings from an EPD/PGN/zip book in pairs with colours swapped,
 several games at once, and reports wins/draws/losses, Elo with a 95% error
 bar (pentanomial over pairs), and optionally an SPRT (alpha = beta = 0.05).
-Time forfeits, illegal moves and crashes are counted as such. Adjudication
+Time forfeits, illegal moves and crashes are counted as such; so are the
+moves whose last reported PV does not begin with the move played (what
+fastchess warns of as "Bestmove does not match beginning of last PV": the
+score and line a GUI shows belong to another move), per engine, with the
+lowest clock each engine had left after a move. Adjudication
 is off unless asked for: --max-plies (a draw by length), --resign and --draw
 (by the engines' own scores, as cutechess-cli's and fastchess's options of
 those names; --resign is two-sided: both engines must agree), which shorten
@@ -117,6 +121,14 @@ class Stats:
         self.forfeits = self.illegal = self.crashes = 0
         self.by_engine = {}  # (fault, engine name) -> count
         self.time_fractions = []
+        # Per engine name: moves played, moves whose last PV led with another
+        # move, moves with no PV at all, games with such a move, and the
+        # lowest clock left after a move (seconds).
+        self.moves = {}
+        self.pv_mismatch = {}
+        self.pv_missing = {}
+        self.pv_games = {}
+        self.min_clock = {}
 
     def add_pair(self, s1, s2):
         """Counts a colour-swapped pair: each game's score (1, 0.5 or 0) from
@@ -317,7 +329,8 @@ def play_game(a, b, opening, tc, args, stats, rnd):
     moves_left = [mtg, mtg]
     result, reason = None, None
     adjudicator = Adjudicator(args.resign, args.draw)
-    info = chess.engine.INFO_SCORE if adjudicator.active else chess.engine.INFO_NONE
+    info = chess.engine.INFO_PV | (chess.engine.INFO_SCORE if adjudicator.active else 0)
+    mismatched = set()  # engines with a move whose last PV led with another move
     last = None  # (White moved, score from the mover's view) of the move just played
     tb = open_tablebase(args.tb) if args.tb else None
     engine_moves = 0
@@ -387,6 +400,7 @@ def play_game(a, b, opening, tc, args, stats, rnd):
                 stats_add(stats, "illegal", mover)
                 result, reason = (0 if side == 0 else 1), f"illegal move ({mover})"
                 break
+            count_line(stats, mover, r, clock[side] if not args.nodes else None, mismatched)
             node = node.add_variation(r.move)
             node.set_clock(max(clock[side], 0.0))  # [%clk] after the move, as GUIs write it
             if adjudicator.active and r.info.get("score") is not None:
@@ -401,6 +415,9 @@ def play_game(a, b, opening, tc, args, stats, rnd):
                 e.quit()
             except Exception:  # noqa: BLE001
                 pass
+    with stats.lock:
+        for name in mismatched:
+            stats.pv_games[name] = stats.pv_games.get(name, 0) + 1
     if result is None:
         o = board.outcome(claim_draw=True)
         result = 0.5 if o.winner is None else (1 if o.winner == chess.WHITE else 0)
@@ -408,6 +425,21 @@ def play_game(a, b, opening, tc, args, stats, rnd):
     game.headers["Result"] = {1: "1-0", 0: "0-1", 0.5: "1/2-1/2"}[result]
     game.headers["Termination"] = reason
     return result, game
+
+
+def count_line(stats, mover, r, clock_left, mismatched):
+    """Counts a legal move of `mover`: whether its last reported PV (the
+    line a GUI shows for it) begins with it, and the clock it left."""
+    pv = r.info.get("pv") if r.info else None
+    with stats.lock:
+        stats.moves[mover] = stats.moves.get(mover, 0) + 1
+        if not pv:
+            stats.pv_missing[mover] = stats.pv_missing.get(mover, 0) + 1
+        elif pv[0] != r.move:
+            stats.pv_mismatch[mover] = stats.pv_mismatch.get(mover, 0) + 1
+            mismatched.add(mover)
+        if clock_left is not None:
+            stats.min_clock[mover] = min(stats.min_clock.get(mover, clock_left), clock_left)
 
 
 def stats_add(stats, field, engine):
@@ -593,6 +625,13 @@ def main():
     print(f"  time forfeits {stats.forfeits}  illegal moves {stats.illegal}  crashes {stats.crashes}")
     for (fault, name), count in sorted(stats.by_engine.items()):
         print(f"    {fault}: {name} {count}")
+    for name in sorted(stats.moves):
+        line = (f"  {name}: last PV not led by the move played in {stats.pv_mismatch.get(name, 0)} "
+                f"of {stats.moves[name]} moves ({stats.pv_games.get(name, 0)} games); "
+                f"no PV {stats.pv_missing.get(name, 0)}")
+        if name in stats.min_clock:
+            line += f"; lowest clock left {stats.min_clock[name] * 1000:.0f} ms"
+        print(line)
     if args.sprt:
         llr = stats.llr(*args.sprt)
         verdict = "H1 accepted" if llr >= upper else "H0 accepted" if llr <= lower else "inconclusive"

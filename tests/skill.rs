@@ -30,9 +30,10 @@ fn game(skill: Skill, seed: u64, plies: usize) -> Vec<String> {
         }
         tt.clear();
         let r = search(&state, &limits, &options, &tt, &signals, &Silent);
-        let m = skill.pick(&r.lines, &mut rng).unwrap();
+        let scored: Vec<_> = r.lines.iter().map(|l| (l.pv[0], l.score)).collect();
+        let m = skill.pick(&scored, &mut rng).unwrap();
         assert!(state.pos().is_legal(m));
-        assert!(r.lines.iter().any(|&(l, _)| l == m));
+        assert!(r.lines.iter().any(|l| l.pv[0] == m));
         moves.push(m.to_uci(shakmaty::CastlingMode::Standard).to_string());
         state.play(m);
     }

@@ -104,3 +104,39 @@ def test_self_play_games_are_legal():
     finally:
         a.quit()
         b.quit()
+
+
+def test_play_info_is_the_line_played():
+    # What a GUI or python-chess shows for a move (the last reported line)
+    # belongs to the move played: many short searches of a self-play game,
+    # ended by time, nodes, depth or the clock, with one and two threads.
+    import random
+    rng = random.Random(107)
+    for threads in (1, 2):
+        eng = chess.engine.SimpleEngine.popen_uci(ferrum_path(), timeout=30)
+        try:
+            eng.configure({"Threads": threads})
+            board = chess.Board()
+            for i in range(150):
+                if board.is_game_over() or board.ply() > 120:
+                    board = chess.Board()
+                kind = rng.randrange(4)
+                if kind == 0:
+                    limit = chess.engine.Limit(time=rng.uniform(0.001, 0.03))
+                elif kind == 1:
+                    limit = chess.engine.Limit(nodes=rng.randrange(1, 50000))
+                elif kind == 2:
+                    limit = chess.engine.Limit(depth=rng.randrange(1, 8))
+                else:
+                    t = rng.uniform(0.05, 2.0)
+                    limit = chess.engine.Limit(white_clock=t, black_clock=t,
+                                               white_inc=0.01, black_inc=0.01)
+                r = eng.play(board, limit, info=chess.engine.INFO_ALL)
+                pv = r.info.get("pv")
+                assert pv, (i, board.fen(), limit, r)
+                assert pv[0] == r.move, (i, board.fen(), limit, r)
+                if r.ponder is not None:
+                    assert len(pv) > 1 and pv[1] == r.ponder, (i, board.fen(), limit, r)
+                board.push(r.move)
+        finally:
+            eng.quit()

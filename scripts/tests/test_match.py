@@ -285,3 +285,58 @@ def test_tablebase_adjudication_is_handed_to_an_external_tool_and_checked(tmp_pa
     r = run(["--engine", ferrum_path(), "--engine", ferrum_path(), "--book", BOOK, "--nodes", "800",
              "--tb", str(tmp_path), "--runner", "python"])
     assert r.returncode == 2 and "no Syzygy WDL tables" in r.stderr
+
+
+LIAR = '''import sys
+import chess
+board = chess.Board()
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "uci":
+        print("id name liar\\nuciok", flush=True)
+    elif words[0] == "isready":
+        print("readyok", flush=True)
+    elif words[0] == "position":
+        rest = line.split(" moves ")
+        fen = rest[0].split(" fen ", 1)[1].strip() if " fen " in rest[0] else chess.STARTING_FEN
+        board = chess.Board(fen)
+        for m in (rest[1].split() if len(rest) > 1 else []):
+            board.push_uci(m)
+    elif words[0] == "go":
+        moves = sorted(board.legal_moves, key=lambda m: m.uci())
+        print(f"info depth 1 score cp 0 pv {moves[-1].uci()}", flush=True)
+        print(f"bestmove {moves[0].uci()}", flush=True)
+    elif words[0] == "quit":
+        break
+'''
+
+
+def test_lines_that_do_not_lead_with_the_move_played_are_counted(tmp_path):
+    # A stand-in engine that always shows one move and plays another (when
+    # it has two); Ferrum, against it, never does.
+    liar = tmp_path / "liar.py"
+    liar.write_text(LIAR)
+    liar_cmd = tmp_path / "liar"
+    liar_cmd.write_text(f"#!/bin/sh\nexec {sys.executable} {liar}\n")
+    liar_cmd.chmod(liar_cmd.stat().st_mode | stat.S_IEXEC)
+    pgn = tmp_path / "games.pgn"
+    r = run(["--engine", f"ferrum={ferrum_path()}", "--engine", f"liar={liar_cmd}", "--book", BOOK,
+             "--tc", "2+0.02", "--games", "2", "--pgn", str(pgn), "--runner", "python",
+             "--max-plies", "40"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    lying = played = 0
+    with open(pgn) as f:
+        while (g := chess.pgn.read_game(f)) is not None:
+            board = g.board()
+            for node in g.mainline():
+                liar_moves = (board.turn == chess.WHITE) == (g.headers["White"] == "liar")
+                if liar_moves:
+                    played += 1
+                    lying += board.legal_moves.count() > 1
+                board.push(node.move)
+    assert lying > 0
+    assert (f"liar: last PV not led by the move played in {lying} of {played} moves (2 games)"
+            in r.stdout), r.stdout
+    assert "ferrum: last PV not led by the move played in 0 of" in r.stdout, r.stdout

@@ -6,21 +6,13 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use shakmaty::{Move, Position};
+use shakmaty::Position;
 
 use crate::chess::score::{INFINITE, MATE, MATE_BOUND, NONE, is_mate};
 use crate::search::smp::shown_score;
 use crate::search::tt::Bound;
 use crate::search::worker::Worker;
-use crate::search::{Info, MAX_DEPTH, Reporter, SearchResult};
-
-/// One root move's line from the last finished search of it.
-#[derive(Clone, Debug)]
-pub(super) struct RootLine {
-    pub(super) score: i32,
-    pub(super) pv: Vec<Move>,
-    pub(super) seldepth: i32,
-}
+use crate::search::{Info, Line, MAX_DEPTH, Reporter, SearchResult};
 
 /// Iterative deepening for one thread; the main thread (index 0) reports
 /// and applies the soft time limit.
@@ -32,7 +24,7 @@ pub(super) fn iterate(
 ) -> SearchResult {
     let limits = w.shared.limits;
     let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
-    let mut lines: Vec<RootLine> = Vec::new();
+    let mut lines: Vec<Line> = Vec::new();
     let mut best = SearchResult {
         best: w.root_moves.first().copied(),
         ..SearchResult::default()
@@ -47,7 +39,7 @@ pub(super) fn iterate(
     while depth <= max_depth {
         w.root_nodes.clear();
         w.excluded.clear();
-        let mut new_lines: Vec<RootLine> = Vec::new();
+        let mut new_lines: Vec<Line> = Vec::new();
         for pv_idx in 0..multipv {
             w.root_best = None;
             w.seldepth = 0;
@@ -76,11 +68,17 @@ pub(super) fn iterate(
             // the table differ); report them best first, as Stockfish does.
             new_lines.sort_by_key(|l| std::cmp::Reverse(l.score));
             lines = new_lines;
-        } else if let Some(first) = new_lines.into_iter().next() {
-            if lines.is_empty() {
-                lines.push(first);
-            } else {
-                lines[0] = first;
+        } else if !new_lines.is_empty() {
+            // The lines this iteration finished lead, the last iteration's
+            // other lines follow; the main thread shows them at once, as
+            // Stockfish does on a stop, so that the last line reported is
+            // the one played.
+            lines.retain(|old| !new_lines.iter().any(|l| l.pv[0] == old.pv[0]));
+            new_lines.append(&mut lines);
+            new_lines.truncate(multipv);
+            lines = new_lines;
+            if index == 0 {
+                report_lines(w, &lines, reporter);
             }
         }
         if let Some(top) = lines.first() {
@@ -90,7 +88,7 @@ pub(super) fn iterate(
             best.ponder = top.pv.get(1).copied();
             best.score = top.score;
             best.pv = top.pv.clone();
-            best.lines = lines.iter().map(|l| (l.pv[0], l.score)).collect();
+            best.lines = lines.clone();
             best.seldepth = top.seldepth;
             best.depth = if complete { depth } else { depth - 1 };
         }
@@ -99,7 +97,7 @@ pub(super) fn iterate(
         }
         w.completed = depth;
         if index == 0 {
-            report_lines(w, &lines, depth, reporter);
+            report_lines(w, &lines, reporter);
         }
         if index != 0 {
             depth += 1;
@@ -175,7 +173,7 @@ pub(super) fn aspiration(
     prev: Option<i32>,
     multipv: usize,
     reporter: &dyn Reporter,
-) -> Option<RootLine> {
+) -> Option<Line> {
     let mut delta = w.p.aspiration_delta;
     let (mut alpha, mut beta) = match prev {
         Some(s) if depth >= w.p.aspiration_depth && !is_mate(s) => {
@@ -196,8 +194,10 @@ pub(super) fn aspiration(
             beta = (v + delta).min(INFINITE);
             report_bound(w, depth, multipv, v, Bound::Lower, reporter);
         } else {
-            return Some(RootLine {
+            return Some(Line {
                 score: v,
+                depth,
+                bound: None,
                 pv: {
                     let pv = w.root_pv();
                     if pv.is_empty() {
@@ -243,7 +243,9 @@ pub(super) fn report_bound(
     });
 }
 
-pub(super) fn report_lines(w: &Worker, lines: &[RootLine], depth: i32, reporter: &dyn Reporter) {
+/// Reports `lines` as MultiPV lines 1, 2, ..., each at the depth that
+/// searched it.
+pub(super) fn report_lines(w: &Worker, lines: &[Line], reporter: &dyn Reporter) {
     let nodes = w.total_nodes();
     let ms = w.elapsed().as_millis() as u64;
     let hashfull = w.shared.tt.hashfull();
@@ -251,11 +253,11 @@ pub(super) fn report_lines(w: &Worker, lines: &[RootLine], depth: i32, reporter:
     let material = crate::eval::wdl::material(w.state.pos().board());
     for (i, l) in lines.iter().enumerate() {
         reporter.info(&Info {
-            depth,
+            depth: l.depth,
             seldepth: l.seldepth.max(1),
             multipv: i + 1,
             score: shown_score(l.score, w.tb_score),
-            bound: None,
+            bound: l.bound,
             nodes,
             nps: nodes * 1000 / ms.max(1),
             hashfull,

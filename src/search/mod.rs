@@ -47,7 +47,7 @@ use crate::eval::nnue::{Network, default_net};
 use crate::search::history::History;
 use crate::search::params::Params;
 use crate::search::smp::{
-    Owned, Shared, Start, choose_result, run_helper, run_main, wait_while_pondering,
+    Owned, Shared, Start, choose_result, run_helper, run_main, shown_score, wait_while_pondering,
 };
 use crate::search::syzygy::TbConfig;
 use crate::search::threads::ThreadPool;
@@ -149,6 +149,21 @@ impl Reporter for Silent {
     fn info(&self, _info: &Info) {}
 }
 
+/// One principal variation of a search's result (a MultiPV line), as its
+/// `info ... pv` line shows it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Line {
+    pub pv: Vec<Move>,
+    pub score: i32,
+    /// The iteration that searched it (one more than the result's `depth`
+    /// when that iteration was cut short after this line's first move).
+    pub depth: i32,
+    pub seldepth: i32,
+    /// `Some(Lower)` for a line of an iteration cut short whose first move
+    /// failed high: its score is only a bound.
+    pub bound: Option<Bound>,
+}
+
 /// The outcome of a search.
 #[derive(Clone, Debug, Default)]
 pub struct SearchResult {
@@ -163,9 +178,9 @@ pub struct SearchResult {
     pub tbhits: u64,
     pub pv: Vec<Move>,
     pub elapsed: Duration,
-    /// Each MultiPV line's first move and score, best first (for
-    /// [`crate::search::skill`]).
-    pub lines: Vec<(Move, i32)>,
+    /// The lines last reported, best first (for MultiPV and
+    /// [`crate::search::skill`]); the first is the one played.
+    pub lines: Vec<Line>,
 }
 
 /// Runs a whole search: iterative deepening on `options.threads` threads
@@ -204,6 +219,7 @@ pub fn search_in(
         Ok(start) => start,
         Err(result) => return result,
     };
+    let reporter = &Shown::new(reporter);
     let nodes = AtomicU64::new(0);
     let tbhits = AtomicU64::new(start.root_tbhits);
     let halt = AtomicBool::new(false);
@@ -231,13 +247,18 @@ pub fn search_in(
         }
         run_main(&shared, &start, history, reporter)
     });
-    let result = choose_result(result, &shared, &start, reporter);
-    SearchResult {
-        nodes: nodes.load(Ordering::Relaxed),
-        tbhits: tbhits.load(Ordering::Relaxed),
-        elapsed: start.start.elapsed(),
-        ..result
-    }
+    let result = choose_result(result, &shared, &start);
+    finish(
+        SearchResult {
+            nodes: nodes.load(Ordering::Relaxed),
+            tbhits: tbhits.load(Ordering::Relaxed),
+            elapsed: start.start.elapsed(),
+            ..result
+        },
+        &start,
+        tt,
+        reporter,
+    )
 }
 
 /// [`search`] on the threads of `pool`, called from its thread 0 (whose
@@ -259,6 +280,7 @@ pub fn search_with_pool(
         Ok(start) => start,
         Err(result) => return result,
     };
+    let reporter = &Shown::new(reporter);
     let owned = Arc::new(Owned {
         tt: Arc::clone(tt),
         signals: Arc::clone(signals),
@@ -282,13 +304,138 @@ pub fn search_with_pool(
     for i in 1..pool.len() {
         pool.wait(i);
     }
-    let result = choose_result(result, &owned.shared(), &owned.start, reporter);
-    SearchResult {
-        nodes: owned.nodes.load(Ordering::Relaxed),
-        tbhits: owned.tbhits.load(Ordering::Relaxed),
-        elapsed: owned.start.start.elapsed(),
-        ..result
+    let result = choose_result(result, &owned.shared(), &owned.start);
+    finish(
+        SearchResult {
+            nodes: owned.nodes.load(Ordering::Relaxed),
+            tbhits: owned.tbhits.load(Ordering::Relaxed),
+            elapsed: owned.start.start.elapsed(),
+            ..result
+        },
+        &owned.start,
+        tt,
+        reporter,
+    )
+}
+
+/// A reporter that remembers the last line it showed for MultiPV line 1,
+/// so that [`finish`] can tell whether that line is the one played.
+struct Shown<'a> {
+    inner: &'a dyn Reporter,
+    /// The PV and shown score of the last `multipv 1` line.
+    last: Mutex<Option<(Vec<Move>, i32)>>,
+}
+
+impl<'a> Shown<'a> {
+    fn new(inner: &'a dyn Reporter) -> Shown<'a> {
+        Shown {
+            inner,
+            last: Mutex::new(None),
+        }
     }
+}
+
+impl Reporter for Shown<'_> {
+    fn info(&self, info: &Info) {
+        if info.multipv == 1
+            && let Ok(mut last) = self.last.lock()
+        {
+            *last = Some((info.pv.to_vec(), info.score));
+        }
+        self.inner.info(info);
+    }
+
+    fn message(&self, text: &str) {
+        self.inner.message(text);
+    }
+}
+
+/// The end of every search that had a move to play: a one-move PV gets the
+/// table's reply as its ponder move (as Stockfish takes it), and unless the
+/// last `multipv 1` line shown is already the line played (its moves and
+/// score), that line is reported now. So the last line before `bestmove`
+/// always leads with the move played, whether the result came from an
+/// iteration cut short or from a helper thread.
+fn finish(
+    mut result: SearchResult,
+    start: &Start,
+    tt: &TranspositionTable,
+    reporter: &Shown,
+) -> SearchResult {
+    if result.pv.len() == 1
+        && let Some(reply) = ponder_from_tt(&start.state, tt, result.pv[0])
+    {
+        result.pv.push(reply);
+        result.ponder = Some(reply);
+        if let Some(top) = result.lines.first_mut() {
+            top.pv = result.pv.clone();
+        }
+    }
+    let score = shown_score(result.score, start.tb_score);
+    let shown = reporter
+        .last
+        .lock()
+        .map(|last| {
+            last.as_ref()
+                .is_some_and(|(pv, s)| *pv == result.pv && *s == score)
+        })
+        .unwrap_or(false);
+    if !shown && !result.pv.is_empty() {
+        let top = result.lines.first();
+        let ms = result.elapsed.as_millis() as u64;
+        reporter.info(&Info {
+            depth: top.map_or(result.depth, |l| l.depth),
+            seldepth: result.seldepth.max(1),
+            multipv: 1,
+            score,
+            bound: top.and_then(|l| l.bound),
+            nodes: result.nodes,
+            nps: result.nodes * 1000 / ms.max(1),
+            hashfull: tt.hashfull(),
+            tbhits: result.tbhits,
+            time_ms: ms,
+            pv: &result.pv,
+            material: crate::eval::wdl::material(start.state.pos().board()),
+        });
+    }
+    result
+}
+
+/// Reports `line` of a finished search as MultiPV line 1, with the
+/// search's counts: for a line played that the search did not put first
+/// (a weakened level's choice).
+pub fn report_line(
+    reporter: &dyn Reporter,
+    line: &Line,
+    result: &SearchResult,
+    state: &GameState,
+    tt: &TranspositionTable,
+) {
+    let ms = result.elapsed.as_millis() as u64;
+    reporter.info(&Info {
+        depth: line.depth,
+        seldepth: line.seldepth.max(1),
+        multipv: 1,
+        score: line.score,
+        bound: line.bound,
+        nodes: result.nodes,
+        nps: result.nodes * 1000 / ms.max(1),
+        hashfull: tt.hashfull(),
+        tbhits: result.tbhits,
+        time_ms: ms,
+        pv: &line.pv,
+        material: crate::eval::wdl::material(state.pos().board()),
+    });
+}
+
+/// The table's best reply to `best` in `state`, if it is legal: the ponder
+/// move when the principal variation has only one move.
+fn ponder_from_tt(state: &GameState, tt: &TranspositionTable, best: Move) -> Option<Move> {
+    let mut after = state.pos().clone();
+    after.play_unchecked(best);
+    let g = GameState::new(after);
+    let e = tt.probe(g.key())?;
+    crate::chess::moves::unpack(g.pos(), e.mv)
 }
 
 /// The root moves, time budget and start time of a search; or, when the

@@ -14,8 +14,8 @@ use crate::chess::score::{
     INFINITE, MATE_BOUND, MAX_PLY, NONE, TB_BOUND, is_mate, mate_in, mated_in,
 };
 use crate::chess::see::see_ge;
+use crate::search::Line;
 use crate::search::history::{PieceTo, pawn_slot};
-use crate::search::iterate::RootLine;
 use crate::search::movepick::{MovePicker, is_noisy};
 use crate::search::syzygy::wdl_value;
 use crate::search::tt::{Bound, value_from_tt, value_to_tt};
@@ -400,10 +400,12 @@ impl Worker<'_> {
                         self.update_pv(p, m);
                     }
                     if root {
-                        self.root_best = Some(RootLine {
+                        self.root_best = Some(Line {
                             score: v,
                             pv: self.root_pv(),
                             seldepth: self.seldepth,
+                            depth,
+                            bound: (v >= beta).then_some(Bound::Lower),
                         });
                     }
                     if v >= beta {

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use shakmaty::{Move, Position};
+use shakmaty::Move;
 
 use crate::chess::score::{MATE_BOUND, is_mate};
 use crate::chess::state::GameState;
@@ -19,7 +19,7 @@ use crate::search::syzygy::TbConfig;
 use crate::search::time::TimeBudget;
 use crate::search::tt::TranspositionTable;
 use crate::search::worker::Worker;
-use crate::search::{Info, Limits, Reporter, SearchResult, Signals, Silent};
+use crate::search::{Limits, Reporter, SearchResult, Signals, Silent};
 
 /// What every thread of one search shares (each thread's view of it).
 pub(super) struct Shared<'a> {
@@ -107,16 +107,11 @@ pub(super) fn run_helper(shared: &Shared, start: &Start, index: usize, history: 
 }
 
 /// The result a search returns once every thread has stopped: the main
-/// thread's, or a helper's that [`best_thread`] prefers (reported with an
-/// `info` line of its own, so that the last line shown is the line played).
-/// Only for a plain single-line search: MultiPV and strength limiting read
-/// the main thread's lines, and a depth limit asks for that depth's answer.
-pub(super) fn choose_result(
-    main: SearchResult,
-    shared: &Shared,
-    start: &Start,
-    reporter: &dyn Reporter,
-) -> SearchResult {
+/// thread's, or a helper's that [`best_thread`] prefers (the search then
+/// reports that helper's line, see [`super::finish`]). Only for a plain
+/// single-line search: MultiPV and strength limiting read the main
+/// thread's lines, and a depth limit asks for that depth's answer.
+pub(super) fn choose_result(main: SearchResult, shared: &Shared, start: &Start) -> SearchResult {
     let Ok(mut helpers) = shared.helper_results.lock() else {
         return main;
     };
@@ -126,27 +121,7 @@ pub(super) fn choose_result(
     let mut all = vec![main];
     all.append(&mut helpers);
     let best = best_thread(&all);
-    let chosen = all.swap_remove(best);
-    if best != 0 {
-        let elapsed = start.start.elapsed();
-        let nodes = shared.nodes.load(Ordering::Relaxed);
-        let ms = elapsed.as_millis() as u64;
-        reporter.info(&Info {
-            depth: chosen.depth,
-            seldepth: chosen.seldepth,
-            multipv: 1,
-            score: shown_score(chosen.score, start.tb_score),
-            bound: None,
-            nodes,
-            nps: nodes * 1000 / ms.max(1),
-            hashfull: shared.tt.hashfull(),
-            tbhits: shared.tbhits.load(Ordering::Relaxed),
-            time_ms: ms,
-            pv: &chosen.pv,
-            material: crate::eval::wdl::material(start.state.pos().board()),
-        });
-    }
-    chosen
+    all.swap_remove(best)
 }
 
 /// Which thread's result to play (index into `results`, the main thread's

@@ -14,8 +14,8 @@ use crate::chess::score::{MATE_BOUND, MAX_PLY, NONE};
 use crate::chess::state::GameState;
 use crate::eval::evaluate;
 use crate::eval::nnue::AccumulatorStack;
+use crate::search::Line;
 use crate::search::history::{Continuations, History, PieceTo};
-use crate::search::iterate::RootLine;
 use crate::search::params::Params;
 use crate::search::smp::{Shared, Start};
 use crate::search::time::TimeBudget;
@@ -63,7 +63,7 @@ pub(super) struct Worker<'a> {
     /// Nodes spent below each root move in this iteration.
     pub(super) root_nodes: Vec<(Move, u64)>,
     /// Set once the first root move of an iteration has been searched fully.
-    pub(super) root_best: Option<RootLine>,
+    pub(super) root_best: Option<Line>,
     pub(super) lmr: Box<[[i32; 64]; 64]>,
     /// The search's parameters (a copy, read at every node).
     pub(super) p: Params,

@@ -16,7 +16,6 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 use crate::chess::fen::parse_fen;
-use crate::chess::moves;
 use crate::chess::state::GameState;
 use crate::eval::nnue::{Network, default_net, network};
 use crate::search::params::{self, Params};
@@ -32,6 +31,9 @@ pub trait Listener: Reporter + Send + Sync {
     /// The search is over: `bestmove` time. `best` is `None` when the
     /// position has no legal move.
     fn finished(&self, best: Option<Move>, ponder: Option<Move>, result: &SearchResult);
+    /// A move played from the book: the line shown for it, with no score,
+    /// as nothing searched it.
+    fn book_line(&self, m: Move);
 }
 
 /// Values of the UCI options.
@@ -539,9 +541,12 @@ impl Engine {
             let listener = Arc::clone(&self.listener);
             let done2 = Arc::clone(&done);
             self.pool.run(0, move |_| {
+                // No search, no score: the line shown is the book move alone.
+                listener.book_line(m);
                 done2.store(true, Ordering::Release);
                 let result = SearchResult {
                     best: Some(m),
+                    pv: vec![m],
                     ..SearchResult::default()
                 };
                 listener.finished(Some(m), None, &result);
@@ -583,14 +588,26 @@ impl Engine {
                 &signals,
                 &*listener,
             );
-            let (best, ponder) = match skill.and_then(|s| s.pick(&result.lines, &mut skill_rng)) {
-                Some(m) if Some(m) != result.best => (Some(m), None),
-                _ => (
-                    result.best,
-                    result
-                        .ponder
-                        .or_else(|| ponder_from_tt(&game, &tt, result.best)),
-                ),
+            let scored: Vec<(Move, i32)> =
+                result.lines.iter().map(|l| (l.pv[0], l.score)).collect();
+            let chosen = skill
+                .and_then(|s| s.pick(&scored, &mut skill_rng))
+                .and_then(|m| result.lines.iter().position(|l| l.pv[0] == m))
+                .filter(|&i| i > 0);
+            let (best, ponder) = match chosen {
+                // A weakened level plays another line on purpose: it says
+                // so, and shows that line last, as the one played.
+                Some(i) => {
+                    let line = &result.lines[i];
+                    listener.message(&format!(
+                        "limited strength: plays line {} of {}, not the best line",
+                        i + 1,
+                        result.lines.len()
+                    ));
+                    search::report_line(&*listener, line, &result, &game, &tt);
+                    (line.pv.first().copied(), line.pv.get(1).copied())
+                }
+                None => (result.best, result.ponder),
             };
             done2.store(true, Ordering::Release);
             listener.finished(best, ponder, &result);
@@ -668,15 +685,4 @@ pub fn parse_move(pos: &Chess, text: &str) -> Result<Move, String> {
         .ok()
         .filter(|&m| pos.is_legal(m))
         .ok_or_else(|| "illegal in this position".to_string())
-}
-
-/// A move to ponder on when the principal variation has only one move:
-/// the table's best reply, if it is legal.
-fn ponder_from_tt(game: &GameState, tt: &TranspositionTable, best: Option<Move>) -> Option<Move> {
-    let best = best?;
-    let mut after = game.pos().clone();
-    after.play_unchecked(best);
-    let g = GameState::new(after);
-    let e = tt.probe(g.key())?;
-    moves::unpack(g.pos(), e.mv)
 }

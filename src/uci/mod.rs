@@ -136,6 +136,13 @@ impl Listener for Output {
             _ => self.line("bestmove (none)"),
         }
     }
+
+    fn book_line(&self, m: Move) {
+        self.line(&format!(
+            "info depth 0 seldepth 0 multipv 1 nodes 0 nps 0 time 0 pv {}",
+            self.mv(m)
+        ));
+    }
 }
 
 /// A parsed `go` command.
