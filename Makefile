@@ -27,7 +27,17 @@ RUSTC_LLVM := $(shell rustc -vV 2>/dev/null | sed -n 's/^LLVM version: \([0-9]*\
 PROFDATA ?= $(firstword $(wildcard $(shell rustc --print sysroot 2>/dev/null)/lib/rustlib/*/bin/llvm-profdata) $(wildcard /usr/lib/llvm-$(RUSTC_LLVM)/bin/llvm-profdata) $(shell command -v llvm-profdata-$(RUSTC_LLVM) 2>/dev/null) llvm-profdata)
 PGO_DIR := $(abspath $(TARGET_DIR))/pgo-data
 
-.PHONY: all clean profile-build
+.PHONY: all clean profile-build windows release
+
+# `make windows`: ferrum.exe for Windows 7-11, built with Debian's packages
+# (scripts/cross.sh says how); the ordinary build is untouched.
+windows:
+	scripts/cross.sh windows-x86-64 ferrum.exe
+
+# `make release`: every platform's binary into dist/, each checked against
+# the native bench signature (scripts/release.sh).
+release:
+	scripts/release.sh
 
 all:
 	RUSTFLAGS="-C target-cpu=native" $(CARGO) build --release --target-dir $(TARGET_DIR)

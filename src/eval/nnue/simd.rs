@@ -7,17 +7,12 @@
 use super::{HIDDEN, QA};
 
 /// Whether this processor runs the AVX2 forms (the answer is cached by std;
-/// it is a compile-time `true` in a build for AVX2 processors).
+/// it is a compile-time `true` in a build for AVX2 processors). Only x86-64
+/// has them: other builds use the portable forms.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    std::is_x86_feature_detected!("avx2")
 }
 
 /// Runs `$body` (a call of an `#[inline(always)]` kernel) compiled for AVX2
