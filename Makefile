@@ -29,16 +29,6 @@ PGO_DIR := $(abspath $(TARGET_DIR))/pgo-data
 
 .PHONY: all clean profile-build windows release
 
-# `make windows`: ferrum.exe for Windows 7-11, built with Debian's packages
-# (scripts/cross.sh says how); the ordinary build is untouched.
-windows:
-	scripts/cross.sh windows-x86-64 ferrum.exe
-
-# `make release`: every platform's binary into dist/, each checked against
-# the native bench signature (scripts/release.sh).
-release:
-	scripts/release.sh
-
 all:
 	RUSTFLAGS="-C target-cpu=native" $(CARGO) build --release --target-dir $(TARGET_DIR)
 	cp $(TARGET_DIR)/release/$(BIN) $(EXE)
@@ -59,3 +49,13 @@ profile-build:
 
 clean:
 	$(CARGO) clean --target-dir $(TARGET_DIR)
+
+# `make windows`: ferrum.exe for Windows 7-11, built with Debian's packages
+# (scripts/cross.sh says how); the ordinary build is untouched.
+windows:
+	scripts/cross.sh windows-x86-64 ferrum.exe
+
+# `make release`: every platform's binary into dist/, each checked against
+# the native bench signature (scripts/release.sh).
+release:
+	scripts/release.sh
