@@ -287,17 +287,8 @@ fn a_book_move_is_shown_as_the_line_played() {
     let dir = std::env::temp_dir().join(format!("ferrum-report-book-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pgn = "[Result \"1-0\"]\n\n1. d4 d5 2. c4 1-0\n";
-    let games: Vec<_> = ferrum::tools::pgn::read_games(pgn.as_bytes())
-        .unwrap()
-        .into_iter()
-        .map(|g| g.unwrap())
-        .collect();
     let book = dir.join("book.bin");
-    std::fs::write(
-        &book,
-        ferrum::tools::book_build::build(&games, 40, 1).to_bytes(),
-    )
-    .unwrap();
+    common::write_book(pgn, &book);
     let mut e = Engine::start();
     e.send(&format!("setoption name BookFile value {}", book.display()));
     e.send("setoption name OwnBook value true");

@@ -464,17 +464,8 @@ fn own_book_plays_book_moves_and_refuses_bad_files() {
     let dir = std::env::temp_dir().join(format!("ferrum-uci-book-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pgn = "[Result \"1-0\"]\n\n1. d4 d5 2. c4 1-0\n\n[Result \"1-0\"]\n\n1. d4 Nf6 2. c4 1-0\n";
-    let games: Vec<_> = ferrum::tools::pgn::read_games(pgn.as_bytes())
-        .unwrap()
-        .into_iter()
-        .map(|g| g.unwrap())
-        .collect();
     let book = dir.join("book.bin");
-    std::fs::write(
-        &book,
-        ferrum::tools::book_build::build(&games, 40, 1).to_bytes(),
-    )
-    .unwrap();
+    common::write_book(pgn, &book);
     let bad = dir.join("bad.bin");
     std::fs::write(&bad, [1u8, 2, 3]).unwrap();
 

@@ -382,28 +382,21 @@ fn finish(
         .unwrap_or(false);
     if !shown && !result.pv.is_empty() {
         let top = result.lines.first();
-        let ms = result.elapsed.as_millis() as u64;
-        reporter.info(&Info {
-            depth: top.map_or(result.depth, |l| l.depth),
-            seldepth: result.seldepth.max(1),
-            multipv: 1,
+        let line = Line {
+            pv: result.pv.clone(),
             score,
+            depth: top.map_or(result.depth, |l| l.depth),
+            seldepth: result.seldepth,
             bound: top.and_then(|l| l.bound),
-            nodes: result.nodes,
-            nps: result.nodes * 1000 / ms.max(1),
-            hashfull: tt.hashfull(),
-            tbhits: result.tbhits,
-            time_ms: ms,
-            pv: &result.pv,
-            material: crate::eval::wdl::material(start.state.pos().board()),
-        });
+        };
+        report_line(reporter, &line, &result, &start.state, tt);
     }
     result
 }
 
 /// Reports `line` of a finished search as MultiPV line 1, with the
-/// search's counts: for a line played that the search did not put first
-/// (a weakened level's choice).
+/// search's counts: the line played, when it was not the last one shown
+/// ([`finish`], or a weakened level's choice).
 pub fn report_line(
     reporter: &dyn Reporter,
     line: &Line,

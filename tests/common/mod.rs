@@ -23,6 +23,21 @@ pub fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Writes a Polyglot book made from the games of `pgn` (every move of the
+/// first 40 plies, from one game on) to `path`.
+pub fn write_book(pgn: &str, path: &std::path::Path) {
+    let games: Vec<_> = ferrum::tools::pgn::read_games(pgn.as_bytes())
+        .unwrap()
+        .into_iter()
+        .map(|g| g.unwrap())
+        .collect();
+    std::fs::write(
+        path,
+        ferrum::tools::book_build::build(&games, 40, 1).to_bytes(),
+    )
+    .unwrap();
+}
+
 /// The shared data folder: `$FERRUM_DATA`, else `../shared/data`.
 pub fn shared_dir() -> PathBuf {
     match std::env::var_os("FERRUM_DATA") {
