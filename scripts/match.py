@@ -32,11 +32,13 @@ Examples:
 import argparse
 import concurrent.futures
 import functools
+import gc
 import io
 import logging
 import math
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -129,6 +131,10 @@ class Stats:
         self.pv_missing = {}
         self.pv_games = {}
         self.min_clock = {}
+        # Per engine name: (seconds, round, ply) of the move whose runner-measured
+        # time most exceeded the engine's own (count_wait).
+        self.max_wait = {}
+        self.move_log = None  # a CSV file of every timed move, with --move-log
 
     def add_pair(self, s1, s2):
         """Counts a colour-swapped pair: each game's score (1, 0.5 or 0) from
@@ -190,14 +196,19 @@ class Stats:
         return f"Elo {elo:+.1f} +/- {err:.1f}"
 
 
-def start_engine(spec):
+def start_engine(spec, debug=False):
     """Starts one engine and sets its options; an engine that refuses an
     option is closed again before the error is passed on (a process left
-    running would keep the match from ever exiting)."""
+    running would keep the match from ever exiting). With `debug`, a UCI
+    engine is sent `debug on` (Ferrum then reports, before each `bestmove`,
+    how long it took from reading `go`; others may ignore it)."""
     _, path, proto, opts = spec
     e = (chess.engine.SimpleEngine.popen_uci(path) if proto == "uci"
          else chess.engine.SimpleEngine.popen_xboard(path))
     try:
+        if debug and proto == "uci":
+            p = e.protocol
+            p.loop.call_soon_threadsafe(p.debug, True)
         if opts:
             e.configure(opts)
     except Exception:
@@ -311,7 +322,7 @@ def play_game(a, b, opening, tc, args, stats, rnd):
     engines = []
     for spec in (a, b):
         try:
-            engines.append(start_engine(spec))
+            engines.append(start_engine(spec, debug=bool(args.move_log)))
         except Exception as ex:  # noqa: BLE001
             for e in engines:
                 e.quit()
@@ -329,7 +340,8 @@ def play_game(a, b, opening, tc, args, stats, rnd):
     moves_left = [mtg, mtg]
     result, reason = None, None
     adjudicator = Adjudicator(args.resign, args.draw)
-    info = chess.engine.INFO_PV | (chess.engine.INFO_SCORE if adjudicator.active else 0)
+    info = chess.engine.INFO_BASIC | chess.engine.INFO_PV \
+        | (chess.engine.INFO_SCORE if adjudicator.active else 0)
     mismatched = set()  # engines with a move whose last PV led with another move
     last = None  # (White moved, score from the mover's view) of the move just played
     tb = open_tablebase(args.tb) if args.tb else None
@@ -360,6 +372,7 @@ def play_game(a, b, opening, tc, args, stats, rnd):
                 limit = chess.engine.Limit(white_clock=clock[0], black_clock=clock[1],
                                            white_inc=inc, black_inc=inc,
                                            remaining_moves=moves_left[side])
+            before = clock[side]
             t0 = time.perf_counter()
             try:
                 r = eng.play(board, limit, info=info)
@@ -381,6 +394,8 @@ def play_game(a, b, opening, tc, args, stats, rnd):
             if side == (0 if a[0] == args.focus else 1) and clock[side] > 0:
                 with stats.lock:
                     stats.time_fractions.append(used / clock[side])
+            if not args.nodes:
+                count_wait(stats, mover, rnd, board.ply() + 1, used, r, before)
             clock[side] -= used
             if clock[side] < -args.margin:
                 stats_add(stats, "forfeits", mover)
@@ -440,6 +455,27 @@ def count_line(stats, mover, r, clock_left, mismatched):
             mismatched.add(mover)
         if clock_left is not None:
             stats.min_clock[mover] = min(stats.min_clock.get(mover, clock_left), clock_left)
+
+
+def count_wait(stats, mover, rnd, ply, used, r, clock_before):
+    """Records how long a move took as the runner measured it beside the
+    engine's own time: from `go` to `bestmove` where it says (Ferrum with
+    `debug on`), else its last `info` line's: the difference is time spent
+    outside the engine (the pipes, the runner, the machine).
+    Keeps the longest such wait per engine, and logs the move when asked."""
+    own = r.info.get("time") if r.info else None
+    # Ferrum under `debug on`: its time from reading `go` to `bestmove`.
+    said = re.match(r"debug: bestmove ([0-9.]+) ms after go", r.info.get("string", "") if r.info else "")
+    whole = float(said.group(1)) / 1000 if said else None
+    wait = used - (whole if whole is not None else own) if own is not None or whole is not None else None
+    with stats.lock:
+        if wait is not None and wait > stats.max_wait.get(mover, (-1.0,))[0]:
+            stats.max_wait[mover] = (wait, rnd, ply)
+        if stats.move_log is not None:
+            own_ms = f"{own * 1000:.1f}" if own is not None else ""
+            whole_ms = f"{whole * 1000:.1f}" if whole is not None else ""
+            stats.move_log.write(f"{time.time():.3f},{rnd},{ply},{mover},{clock_before * 1000:.1f},"
+                                 f"{used * 1000:.1f},{own_ms},{whole_ms},{r.info.get('nodes', '')}\n")
 
 
 def stats_add(stats, field, engine):
@@ -551,6 +587,11 @@ def main():
                          "after each engine move, as fastchess's and cutechess-cli's -tb")
     ap.add_argument("--tb-pieces", type=int, default=0, metavar="N",
                     help="with --tb: only positions of at most N pieces (default: all the tables hold)")
+    ap.add_argument("--move-log", metavar="CSV",
+                    help="write every timed move: wall clock, round, ply, engine, clock before (ms), "
+                         "time the runner measured (ms), the engine's last reported time (ms), its "
+                         "time from go to bestmove (ms; UCI engines are sent `debug on`, which "
+                         "Ferrum answers with it), nodes")
     ap.add_argument("--record-time", action="store_true", help="report the first engine's time use per move")
     ap.add_argument("--runner", choices=["auto", "python", "fastchess", "cutechess-cli"], default="auto",
                     help="auto: fastchess or cutechess-cli when on PATH, else python-chess")
@@ -583,7 +624,20 @@ def main():
     rng = random.Random(args.seed)
     pairs = (args.games + 1) // 2
     openings = [rng.choice(book) for _ in range(pairs)]
+    # The whole book is not needed past this point. Left alive (UHO: 241,670
+    # openings, half a million objects), each of the garbage collector's full
+    # passes walked all of it: 44 ms on an idle core, up to ~170 ms with the
+    # engines on the cores, stopping every game's thread at once and charged
+    # to whichever engines were moving (#107: a runner stall, not the
+    # engines'). What is left is frozen out of the collector's passes.
+    del book
+    gc.collect()
+    gc.freeze()
     stats = Stats()
+    if args.move_log:
+        stats.move_log = open(args.move_log, "w", buffering=1)
+        stats.move_log.write("wall,round,ply,engine,clock_before_ms,used_ms,engine_time_ms,"
+                             "engine_go_to_bestmove_ms,nodes\n")
     pgn_lock = threading.Lock()
     pgn_out = open(args.pgn, "w") if args.pgn else None
     stop = threading.Event()
@@ -631,6 +685,10 @@ def main():
                 f"no PV {stats.pv_missing.get(name, 0)}")
         if name in stats.min_clock:
             line += f"; lowest clock left {stats.min_clock[name] * 1000:.0f} ms"
+        if name in stats.max_wait:
+            wait, rnd, ply = stats.max_wait[name]
+            line += (f"; longest wait beyond its own time {wait * 1000:.0f} ms "
+                     f"(round {rnd}, ply {ply})")
         print(line)
     if args.sprt:
         llr = stats.llr(*args.sprt)

@@ -69,6 +69,31 @@ def test_python_runner_plays_pairs_and_writes_pgn(tmp_path):
         assert g.headers["Result"] in ("1-0", "0-1", "1/2-1/2")
 
 
+def test_move_log_holds_every_move_with_the_engines_own_time(tmp_path):
+    """--move-log: one row per move of the PGN; Ferrum, sent `debug on`,
+    reports its time from `go` to `bestmove`, which the runner's own
+    measure of the move (pipes and all) can only exceed."""
+    pgn, log = tmp_path / "games.pgn", tmp_path / "moves.csv"
+    r = run(["--engine", f"a={ferrum_path()}", "--engine", f"b={ferrum_path()}", "--book", BOOK,
+             "--tc", "1+0.01", "--games", "2", "--pgn", str(pgn), "--runner", "python",
+             "--move-log", str(log)])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "longest wait beyond its own time" in r.stdout, r.stdout
+    rows = [line.split(",") for line in log.read_text().splitlines()]
+    assert rows[0] == ["wall", "round", "ply", "engine", "clock_before_ms", "used_ms",
+                       "engine_time_ms", "engine_go_to_bestmove_ms", "nodes"]
+    rows = rows[1:]
+    with open(pgn) as f:
+        games = [chess.pgn.read_game(f) for _ in range(2)]
+    for rnd, g in enumerate(games, 1):
+        # Every move the engines played (the opening's moves are the FEN's).
+        assert sum(row[1] == str(rnd) for row in rows) == len(list(g.mainline_moves()))
+    for row in rows:
+        used, whole = float(row[5]), float(row[7])
+        assert 0 < whole <= used, row
+        assert float(row[4]) > 0, row
+
+
 def test_an_option_the_engine_refuses_ends_the_run_at_once():
     # A value the engine rejects (a spin option given text) must stop the
     # match with the engine's message and status 2, not leave it hanging.

@@ -45,7 +45,12 @@ pub struct Output {
     chess960: AtomicBool,
     /// `UCI_ShowWDL`: add `wdl W D L` to `info` lines.
     show_wdl: AtomicBool,
+    /// UCI `debug on`: before each `bestmove`, an `info string` with the
+    /// time from reading `go` to the move, the engine's whole share of a
+    /// move's time (what a GUI's clock sees, less the pipes).
     debug: AtomicBool,
+    /// When the `go` of the running (or last) search was read.
+    go_read: Mutex<Option<Instant>>,
 }
 
 impl Output {
@@ -56,6 +61,7 @@ impl Output {
             chess960: AtomicBool::new(false),
             show_wdl: AtomicBool::new(false),
             debug: AtomicBool::new(false),
+            go_read: Mutex::new(None),
         }
     }
 
@@ -128,6 +134,12 @@ impl Reporter for Output {
 
 impl Listener for Output {
     fn finished(&self, best: Option<Move>, ponder: Option<Move>, _result: &SearchResult) {
+        if self.debug.load(Ordering::Relaxed)
+            && let Some(read) = self.go_read.lock().ok().and_then(|g| *g)
+        {
+            let ms = read.elapsed().as_secs_f64() * 1000.0;
+            self.info_string(&format!("debug: bestmove {ms:.1} ms after go was read"));
+        }
         match (best, ponder) {
             (Some(b), Some(p)) => {
                 self.line(&format!("bestmove {} ponder {}", self.mv(b), self.mv(p)))
@@ -479,6 +491,7 @@ impl Uci {
     }
 
     fn go(&mut self, args: &[&str]) {
+        let read = Instant::now();
         let go = match parse_go(args, self.engine.game().pos()) {
             Ok(g) => g,
             Err(e) => return self.error(&e),
@@ -486,7 +499,18 @@ impl Uci {
         if let Some(depth) = go.perft {
             return self.perft(depth);
         }
+        // Set before the search starts (it may end at once); a refused `go`
+        // leaves the running search's time as it was.
+        let before = self
+            .out
+            .go_read
+            .lock()
+            .ok()
+            .and_then(|mut g| g.replace(read));
         if let Err(e) = self.engine.go(go.limits, go.ponder) {
+            if let Ok(mut g) = self.out.go_read.lock() {
+                *g = before;
+            }
             self.error(&e);
         }
     }
