@@ -31,6 +31,10 @@
 # portable kernels, which give the same integers), so the bench signature
 # is the same everywhere.
 #
+# CROSS_PROFILE picks the cargo profile (default `release`, what is
+# shipped); scripts/test.sh uses `ci-cross` (Cargo.toml), the same code
+# optimised without whole-program LTO, which builds faster on CI's two cores.
+#
 # Run as root, it installs the Debian packages it needs (apt-get);
 # otherwise it says which are missing.
 set -euo pipefail
@@ -38,6 +42,7 @@ cd "$(dirname "$0")/.."
 
 platform=${1:-}
 target_dir=${CROSS_TARGET_DIR:-target/cross}
+profile=${CROSS_PROFILE:-release}
 
 need() {
     # need PACKAGE... : installs the Debian packages that are missing.
@@ -58,12 +63,12 @@ need() {
 }
 
 # build_std TARGET LINKER: a release build of TARGET with Debian's compiler
-# and the std it builds from source; prints the binary's path.
+# (CROSS_PROFILE) and the std it builds from source; prints the binary's path.
 build_std() {
     local target=$1 linker=$2 var
     var="CARGO_TARGET_$(echo "$target" | tr 'a-z-' 'A-Z_')_LINKER"
     env RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 "$var=$linker" \
-        /usr/bin/cargo build --release --locked -Zbuild-std --target "$target" \
+        /usr/bin/cargo build --profile "$profile" --locked -Zbuild-std --target "$target" \
         --target-dir "$target_dir" >&2
 }
 
@@ -71,20 +76,20 @@ case "$platform" in
 windows-x86-64)
     need rustc-web cargo-web rust-web-src gcc-mingw-w64-x86-64
     build_std x86_64-win7-windows-gnu x86_64-w64-mingw32-gcc
-    built=$target_dir/x86_64-win7-windows-gnu/release/ferrum.exe
+    built=$target_dir/x86_64-win7-windows-gnu/$profile/ferrum.exe
     default_out=$target_dir/ferrum-windows-x86-64.exe
     ;;
 linux-aarch64)
     need rustc-web cargo-web rust-web-src gcc-aarch64-linux-gnu libc6-dev-arm64-cross
     RUSTFLAGS="-C target-feature=+crt-static" build_std aarch64-unknown-linux-gnu aarch64-linux-gnu-gcc
-    built=$target_dir/aarch64-unknown-linux-gnu/release/ferrum
+    built=$target_dir/aarch64-unknown-linux-gnu/$profile/ferrum
     default_out=$target_dir/ferrum-linux-aarch64
     ;;
 linux-x86-64)
     # --target keeps the flag off build scripts and proc macros (they run here).
-    RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked \
+    RUSTFLAGS="-C target-feature=+crt-static" cargo build --profile "$profile" --locked \
         --target x86_64-unknown-linux-gnu --target-dir "$target_dir" >&2
-    built=$target_dir/x86_64-unknown-linux-gnu/release/ferrum
+    built=$target_dir/x86_64-unknown-linux-gnu/$profile/ferrum
     default_out=$target_dir/ferrum-linux-x86-64
     ;;
 *)

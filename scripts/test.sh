@@ -23,12 +23,15 @@ make EXE=target/ferrum-make
 test "$(target/ferrum-make bench 2>/dev/null | cut -d' ' -f1)" = "$(target/release/ferrum bench 2>/dev/null | cut -d' ' -f1)"
 # The release binaries of other platforms (README, "Release builds"): the
 # Windows .exe (run under Wine), the static ARM64 (under qemu-user) and
-# x86-64 Linux builds, tested by scripts/tests/test_platforms.py. Where the
+# x86-64 Linux builds, tested by scripts/tests/test_platforms.py; built with
+# the ci-cross profile (Cargo.toml: the release code without whole-program
+# LTO, which halves these builds; `make release` checks the shipped ones'
+# bench under Wine and qemu). Where the
 # Debian packages cannot be installed (not root, no apt) their tests are
 # skipped and counted; in CI a failed build fails the run.
 cross() {
     local log="target/cross-$1.log" out
-    if out=$(scripts/cross.sh "$1" 2>"$log"); then
+    if out=$(CROSS_PROFILE=ci-cross scripts/cross.sh "$1" 2>"$log"); then
         echo "$PWD/$out"
     elif [ "${CI:-}" = true ]; then
         cat "$log" >&2
