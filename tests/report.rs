@@ -276,6 +276,18 @@ fn a_weakened_level_shows_the_line_it_plays() {
         let how = go(&mut e, &mut rng, &pos);
         let lines = e.until("bestmove");
         check_search(&lines, &pos, &format!("{fen}, {how}"));
+        // One line was asked for (the other three are the weakening's): the
+        // very last line shown, whatever its multipv, is the one played, as
+        // fastchess and python-chess's `play` read it.
+        let last = lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("info ") && l.contains(" pv "))
+            .unwrap_or_else(|| panic!("{fen}, {how}: no line: {lines:?}"));
+        let t: Vec<&str> = last.split_whitespace().collect();
+        let first = t[t.iter().position(|w| *w == "pv").unwrap() + 1];
+        let best = lines.last().unwrap().split_whitespace().nth(1).unwrap();
+        assert_eq!(first, best, "{fen}, {how}: the last line shown: {lines:?}");
         said += usize::from(lines.iter().any(|l| l.contains("not the best line")));
     }
     assert!(said > 0, "level 3 never chose another line in 150 moves");

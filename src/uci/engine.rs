@@ -565,6 +565,7 @@ impl Engine {
         };
         // A weakened search: a node budget and several lines to choose from.
         let skill = self.skill();
+        let asked_lines = self.options.multipv;
         let mut limits = limits;
         let mut skill_rng = StdRng::seed_from_u64(self.rng.random());
         if let Some(skill) = skill {
@@ -607,7 +608,21 @@ impl Engine {
                     search::report_line(&*listener, line, &result, &game, &tt);
                     (line.pv.first().copied(), line.pv.get(1).copied())
                 }
-                None => (result.best, result.ponder),
+                // It plays the best line. When the lines after it are
+                // only there for the weakening (the user asked for fewer),
+                // the best is shown again, last: tools that read the last
+                // line before `bestmove`, whatever its `multipv` (fastchess,
+                // python-chess's `play`), then see the line played.
+                None => {
+                    if skill.is_some()
+                        && asked_lines < result.lines.len()
+                        && let Some(top) = result.lines.first()
+                        && top.pv == result.pv
+                    {
+                        search::report_line(&*listener, top, &result, &game, &tt);
+                    }
+                    (result.best, result.ponder)
+                }
             };
             done2.store(true, Ordering::Release);
             listener.finished(best, ponder, &result);
