@@ -516,6 +516,15 @@ fn own_book_plays_book_moves_and_refuses_bad_files() {
     e.quit();
 }
 
+/// The time `debug on` reports on the line just before `bestmove`.
+fn debug_ms(lines: &[String]) -> f64 {
+    lines[lines.len() - 2]
+        .strip_prefix("info string debug: bestmove ")
+        .and_then(|rest| rest.strip_suffix(" ms after go was read"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no debug time before bestmove: {lines:?}"))
+}
+
 #[test]
 fn debug_mode_reports_the_time_from_go_to_bestmove() {
     let mut e = Engine::start();
@@ -529,13 +538,7 @@ fn debug_mode_reports_the_time_from_go_to_bestmove() {
     let (_, lines) = e.bestmove_legal(START, CastlingMode::Standard);
     // The line just before `bestmove`, with at least the time asked for
     // (all of it: no overhead is kept back).
-    let said = &lines[lines.len() - 2];
-    let ms: f64 = said
-        .strip_prefix("info string debug: bestmove ")
-        .and_then(|rest| rest.strip_suffix(" ms after go was read"))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no debug time before bestmove: {lines:?}"));
-    assert!(ms >= 150.0, "{said}");
+    assert!(debug_ms(&lines) >= 150.0, "{lines:?}");
     // A refused `go` during a search keeps the running search's time:
     // the stop comes at once after it, yet the time counts from the first.
     e.send("go infinite");
@@ -543,12 +546,7 @@ fn debug_mode_reports_the_time_from_go_to_bestmove() {
     e.assert_error("go depth 1");
     e.send("stop");
     let (_, lines) = e.bestmove_legal(START, CastlingMode::Standard);
-    let ms: f64 = lines[lines.len() - 2]
-        .strip_prefix("info string debug: bestmove ")
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no debug time before bestmove: {lines:?}"));
-    assert!(ms >= 200.0, "{lines:?}");
+    assert!(debug_ms(&lines) >= 200.0, "{lines:?}");
     e.send("debug off");
     e.send("go depth 3");
     let (_, lines) = e.bestmove_legal(START, CastlingMode::Standard);
