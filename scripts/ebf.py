@@ -31,8 +31,7 @@ import statistics
 import chess
 import chess.engine
 
-from match import parse_engine
-from search_depth import bench_fens
+from search_depth import bench_fens, open_engines
 
 
 def iteration_nodes(infos: list[dict]) -> dict[int, int]:
@@ -71,12 +70,7 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=0, help="only the first N bench positions (0: all)")
     args = ap.parse_args()
 
-    engines = []
-    for spec in args.engine:
-        name, path, _, opts = parse_engine(spec)
-        e = chess.engine.SimpleEngine.popen_uci(path)
-        e.configure({"Hash": args.hash, "Threads": 1, **opts})
-        engines.append((name, e))
+    engines = open_engines(args.engine, args.hash)
     fens = bench_fens()
     if args.positions:
         fens = fens[: args.positions]

@@ -34,6 +34,18 @@ def bench_fens() -> list[str]:
     return re.findall(r'"([^"]+)"', block)
 
 
+def open_engines(specs: list[str], hash_mb: int) -> list[tuple[str, chess.engine.SimpleEngine]]:
+    """Starts each NAME=PATH[;opt=val,...] engine with one thread, `hash_mb`
+    MB of Hash and its own options."""
+    engines = []
+    for spec in specs:
+        name, path, _, opts = parse_engine(spec)
+        e = chess.engine.SimpleEngine.popen_uci(path)
+        e.configure({"Hash": hash_mb, "Threads": 1, **opts})
+        engines.append((name, e))
+    return engines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", action="append", required=True, help="NAME=PATH[;opt=val,...]")
@@ -41,12 +53,7 @@ def main() -> None:
     ap.add_argument("--hash", type=int, default=16)
     args = ap.parse_args()
 
-    engines = []
-    for spec in args.engine:
-        name, path, _, opts = parse_engine(spec)
-        e = chess.engine.SimpleEngine.popen_uci(path)
-        e.configure({"Hash": args.hash, "Threads": 1, **opts})
-        engines.append((name, e))
+    engines = open_engines(args.engine, args.hash)
     fens = bench_fens()
     results = {name: [] for name, _ in engines}
     try:
