@@ -16,12 +16,12 @@ median EBF over the positions. Depths are not the same unit across engines;
 the EBF is (nodes per extra ply). A node budget makes it load-proof: run it
 while matches use the cores. Ethereal 12 stops after depth 1 under
 `go nodes`: give it `--movetime` instead (the time its nps needs for the
-same nodes, on an idle machine).
+same nodes, on an idle machine) and `MoveOverhead=0`, or it keeps 100 ms back.
 
   pip install chess
   scripts/ebf.py --engine ferrum=target/release/ferrum --engine sf=/usr/games/stockfish \\
       --nodes 2000000
-  scripts/ebf.py --engine ethereal=/usr/games/ethereal-chess --movetime 1600
+  scripts/ebf.py --engine "ethereal=/usr/games/ethereal-chess;MoveOverhead=0" --movetime 2000
 """
 
 import argparse
