@@ -12,6 +12,8 @@ python3 -m pip install --quiet --disable-pip-version-check -r scripts/requiremen
 
 cargo fmt --all -- --check
 cargo clippy --release --all-targets -- -D warnings
+# The 512-neuron build (#109: wider nets) compiles and lints clean too.
+cargo clippy --release --all-targets --features hidden512 -- -D warnings
 cargo build --release
 mkdir -p target
 export FERRUM_SKIP_LOG="$PWD/target/suite-skips.txt"

@@ -40,14 +40,20 @@ use shakmaty::{Board, Chess, Color, Piece, Position, Square};
 /// Inputs: 2 colours (own, other) × 6 piece types × 64 squares.
 pub const INPUTS: usize = 768;
 /// Hidden neurons per perspective: 256, or 128 in a build with the
-/// `hidden128` feature (for training and measuring narrower nets). A build
-/// loads a narrower net padded with silent neurons: the same evaluations,
-/// at the wider net's cost.
+/// `hidden128` feature (for training and measuring narrower nets), or 512
+/// with `hidden512` (for training and measuring wider ones). A build loads
+/// a narrower net padded with silent neurons: the same evaluations, at the
+/// wider net's cost.
 pub const HIDDEN: usize = if cfg!(feature = "hidden128") {
     128
+} else if cfg!(feature = "hidden512") {
+    512
 } else {
     256
 };
+
+#[cfg(all(feature = "hidden128", feature = "hidden512"))]
+compile_error!("the features hidden128 and hidden512 choose different widths: pick one");
 /// Quantisation of the feature transformer (weights and biases × `QA`);
 /// activations are clipped to `0..=QA`.
 pub const QA: i32 = 255;

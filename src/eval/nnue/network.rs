@@ -28,7 +28,8 @@ pub const MAGIC: &[u8; 4] = b"FRNN";
 pub const VERSION: u32 = 1;
 /// The file name of the embedded net, as `uci` shows it for `EvalFile`
 /// (no word `default` in it: python-chess splits option lines on that word).
-/// A `hidden128` build embeds n16, the last 128-neuron net.
+/// A `hidden128` build embeds n16, the last 128-neuron net; a `hidden512`
+/// build embeds n42 too, padded with silent neurons.
 #[cfg(not(feature = "hidden128"))]
 pub const DEFAULT_NAME: &str = "ferrum-n42.nnue";
 #[cfg(feature = "hidden128")]
