@@ -219,12 +219,6 @@ impl FloatNet {
         [&self.ft_w, &self.ft_b, &self.out_w, &self.out_b, &self.ft_f]
     }
 
-    fn add_assign(&mut self, other: &FloatNet) {
-        for (a, b) in self.params_mut().into_iter().zip(other.params()) {
-            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-        }
-    }
-
     fn clear(&mut self) {
         for p in self.params_mut() {
             p.fill(0.0);
@@ -556,24 +550,79 @@ struct Adam {
     t: i32,
 }
 
+/// The settings of one AdamW step.
+#[derive(Clone, Copy)]
+struct StepSettings {
+    /// Multiplies each summed gradient (1 / batch size: the batch mean).
+    scale: f32,
+    lr: f32,
+    /// Decoupled weight decay.
+    decay: f32,
+}
+
+/// What one AdamW step applies to every weight alike.
+#[derive(Clone, Copy)]
+struct AdamStep {
+    settings: StepSettings,
+    /// Bias corrections of the two moments.
+    c1: f32,
+    c2: f32,
+}
+
+impl AdamStep {
+    /// Updates the weights `p` from their gradients `g` and moments `m`,
+    /// `v`; the decay pulls toward `anchor` (toward zero without one).
+    fn apply(self, p: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32], anchor: Option<&[f32]>) {
+        let StepSettings { scale, lr, decay } = self.settings;
+        for i in 0..p.len() {
+            let g = g[i] * scale;
+            m[i] = Adam::B1 * m[i] + (1.0 - Adam::B1) * g;
+            v[i] = Adam::B2 * v[i] + (1.0 - Adam::B2) * g * g;
+            let update = (m[i] / self.c1) / ((v[i] / self.c2).sqrt() + Adam::EPS);
+            let from = anchor.map_or(0.0, |a| a[i]);
+            p[i] -= lr * (update + decay * (p[i] - from));
+            p[i] = p[i].clamp(-WEIGHT_CLIP, WEIGHT_CLIP);
+        }
+    }
+}
+
+/// Parameter slices shorter than this are handled on one thread (a thread
+/// costs more than they do).
+const PARALLEL_MIN: usize = 1 << 15;
+
+/// The length of the pieces a slice of `len` weights is split into for
+/// `threads` threads (the whole slice when it is short).
+fn piece_len(len: usize, threads: usize) -> usize {
+    if threads <= 1 || len < PARALLEL_MIN {
+        len.max(1)
+    } else {
+        len.div_ceil(threads)
+    }
+}
+
 impl Adam {
     const B1: f32 = 0.9;
     const B2: f32 = 0.999;
     const EPS: f32 = 1e-8;
 
-    /// One AdamW step; the decay pulls each weight toward its value in
-    /// `anchor` (toward zero without one).
+    /// One AdamW step on `threads` threads, with the gradient `grad` times
+    /// the settings' `scale`; the decay pulls each weight toward its value in `anchor`
+    /// (toward zero without one). Each weight's update depends on that
+    /// weight alone, so the split changes nothing in the result.
     fn step(
         &mut self,
         net: &mut FloatNet,
         grad: &FloatNet,
-        lr: f32,
-        decay: f32,
+        settings: StepSettings,
         anchor: Option<&FloatNet>,
+        threads: usize,
     ) {
         self.t += 1;
-        let c1 = 1.0 - Self::B1.powi(self.t);
-        let c2 = 1.0 - Self::B2.powi(self.t);
+        let step = AdamStep {
+            settings,
+            c1: 1.0 - Self::B1.powi(self.t),
+            c2: 1.0 - Self::B2.powi(self.t),
+        };
         let params = net.params_mut();
         let ms = self.m.params_mut();
         let vs = self.v.params_mut();
@@ -586,15 +635,50 @@ impl Adam {
             .enumerate()
         {
             let a = anchors.as_ref().map(|a| a[k]);
-            for i in 0..p.len() {
-                m[i] = Self::B1 * m[i] + (1.0 - Self::B1) * g[i];
-                v[i] = Self::B2 * v[i] + (1.0 - Self::B2) * g[i] * g[i];
-                let update = (m[i] / c1) / ((v[i] / c2).sqrt() + Self::EPS);
-                let from = a.map_or(0.0, |a| a[i]);
-                p[i] -= lr * (update + decay * (p[i] - from));
-                p[i] = p[i].clamp(-WEIGHT_CLIP, WEIGHT_CLIP);
+            let n = piece_len(p.len(), threads);
+            if n >= p.len() {
+                step.apply(p, g, m, v, a);
+                continue;
             }
+            std::thread::scope(|s| {
+                let pieces = p
+                    .chunks_mut(n)
+                    .zip(g.chunks(n))
+                    .zip(m.chunks_mut(n))
+                    .zip(v.chunks_mut(n));
+                for (j, (((p, g), m), v)) in pieces.enumerate() {
+                    let a = a.map(|a| &a[j * n..][..p.len()]);
+                    s.spawn(move || step.apply(p, g, m, v, a));
+                }
+            });
         }
+    }
+}
+
+/// Adds the gradients of `others` into `sum`, on `threads` threads: each
+/// weight gets the others' values added in their order, as one thread
+/// would add them, so the split changes nothing in the result.
+fn sum_gradients(sum: &mut FloatNet, others: &[FloatNet], threads: usize) {
+    if others.is_empty() {
+        return;
+    }
+    for (k, dst) in sum.params_mut().into_iter().enumerate() {
+        let n = piece_len(dst.len(), threads);
+        let add = |j: usize, d: &mut [f32]| {
+            for g in others {
+                let src = &g.params()[k][j * n..][..d.len()];
+                d.iter_mut().zip(src).for_each(|(x, y)| *x += y);
+            }
+        };
+        if n >= dst.len() {
+            add(0, dst);
+            continue;
+        }
+        std::thread::scope(|s| {
+            for (j, d) in dst.chunks_mut(n).enumerate() {
+                s.spawn(move || add(j, d));
+            }
+        });
     }
 }
 
@@ -700,9 +784,7 @@ pub fn train(
             });
             let used = chunk.len().div_ceil(per_thread);
             let (first, rest) = grads.split_at_mut(1);
-            for g in rest.iter().take(used - 1) {
-                first[0].add_assign(g);
-            }
+            sum_gradients(&mut first[0], &rest[..used - 1], threads);
             if net.factorised() {
                 let g = &mut first[0];
                 g.ft_f.fill(0.0);
@@ -711,11 +793,12 @@ pub fn train(
                 }
             }
             // Gradient of the batch mean.
-            let inv = 1.0 / chunk.len() as f32;
-            for p in first[0].params_mut() {
-                p.iter_mut().for_each(|x| *x *= inv);
-            }
-            adam.step(net, &first[0], lr, cfg.weight_decay, anchor.as_ref());
+            let settings = StepSettings {
+                scale: 1.0 / chunk.len() as f32,
+                lr,
+                decay: cfg.weight_decay,
+            };
+            adam.step(net, &first[0], settings, anchor.as_ref(), threads);
             loss_sum += losses.iter().sum::<f64>();
             if cfg.verbose && (b + 1) % 50 == 0 {
                 let seen = ((b + 1) * batch).min(train.len());
@@ -760,4 +843,50 @@ fn coin(seed: u64, epoch: usize, index: usize) -> bool {
 /// Writes `net` quantised (the engine's format) to `path`.
 pub fn save_quantised(net: &FloatNet, path: &Path) -> std::io::Result<()> {
     std::fs::write(path, net.quantise().to_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Splitting the gradient sum and the AdamW step between threads gives
+    /// the same weights, bit for bit, as one thread does.
+    #[test]
+    fn threads_change_nothing_in_a_step() {
+        let start = FloatNet::random(1);
+        assert!(start.ft_w.len() > 2 * PARALLEL_MIN);
+        let grads: Vec<FloatNet> = (2..5).map(FloatNet::random).collect();
+        let anchor = FloatNet::random(9);
+        let run = |threads: usize| {
+            let mut sum = grads[0].clone();
+            sum_gradients(&mut sum, &grads[1..], threads);
+            let mut net = start.clone();
+            let mut adam = Adam {
+                m: net.zeros_like(),
+                v: net.zeros_like(),
+                t: 0,
+            };
+            for _ in 0..3 {
+                let settings = StepSettings {
+                    scale: 0.25,
+                    lr: 0.001,
+                    decay: 0.01,
+                };
+                adam.step(&mut net, &sum, settings, Some(&anchor), threads);
+            }
+            (sum, net)
+        };
+        let (sum1, net1) = run(1);
+        // The sum is the elementwise one, and the step moved the weights.
+        assert_eq!(
+            sum1.ft_w[7],
+            grads[0].ft_w[7] + grads[1].ft_w[7] + grads[2].ft_w[7]
+        );
+        assert_ne!(net1, start);
+        for threads in [2, 3] {
+            let (sum, net) = run(threads);
+            assert_eq!(sum, sum1);
+            assert_eq!(net, net1);
+        }
+    }
 }
