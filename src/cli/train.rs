@@ -84,9 +84,9 @@ pub(super) struct TrainArgs {
     #[arg(long, requires = "resume")]
     anchor: bool,
     /// Start from a `--resume` net with fewer hidden neurons than this build
-    /// has (the default 256-neuron build widening a 128-neuron net, a `hidden512`
-    /// build a 256-neuron one): the new neurons
-    /// start silent, so training begins exactly where that net is.
+    /// has (the default 256-neuron build widening a 128-neuron net, a
+    /// `hidden512` build a 256-neuron one): the new neurons start silent, so
+    /// training begins exactly where that net is.
     #[arg(long, requires = "resume")]
     widen: bool,
     /// Train nothing: print the loss of the `--resume` net on all the data, against the

@@ -4,8 +4,9 @@
 //! Loss: the squared difference between sigmoid(output) and a target that
 //! blends sigmoid(score / 400) with the game result (`wdl` is the result's
 //! share). Mini-batches are split between threads, each summing gradients
-//! into its own buffers; AdamW with a cosine learning-rate schedule then
-//! updates every weight, clipped to ±[`WEIGHT_CLIP`] so the quantised net
+//! into its own buffers; the threads then add the buffers together and
+//! AdamW with a cosine learning-rate schedule updates every weight, each
+//! thread a share of them (the same result at any split), clipped to ±[`WEIGHT_CLIP`] so the quantised net
 //! cannot overflow. A share of the shuffled data is held out and never
 //! trained on: its loss is the validation loss printed after every epoch.
 
