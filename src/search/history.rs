@@ -63,6 +63,35 @@ pub fn pawn_slot(board: &shakmaty::Board) -> usize {
 /// Butterfly history of one colour: `[from attacked][to attacked][from][to]`.
 type Butterfly = [[[[i32; 64]; 64]; 2]; 2];
 
+/// One bit per row of a flattened table, set when the row is written, so
+/// that a clear zeroes only the rows written since the last one. The
+/// continuation and pawn histories are most of a short search's history
+/// memory, and of its start-up cost when it begins from empty tables (data
+/// generation), while a search of a thousand nodes writes few of their rows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct WrittenRows<const WORDS: usize>([u64; WORDS]);
+
+impl<const WORDS: usize> WrittenRows<WORDS> {
+    const NONE: Self = WrittenRows([0; WORDS]);
+
+    #[inline]
+    fn mark(&mut self, row: usize) {
+        self.0[row / 64] |= 1 << (row % 64);
+    }
+
+    /// Zeroes the written rows of `table` (rows of `row_len` values) and
+    /// forgets them.
+    fn clear(&mut self, table: &mut [i16], row_len: usize) {
+        for (word, bits) in self.0.iter_mut().enumerate() {
+            while *bits != 0 {
+                let row = word * 64 + bits.trailing_zeros() as usize;
+                table[row * row_len..(row + 1) * row_len].fill(0);
+                *bits &= *bits - 1;
+            }
+        }
+    }
+}
+
 /// Per-thread ordering tables.
 pub struct History {
     /// One [`Butterfly`] a colour: a quiet move that
@@ -71,14 +100,11 @@ pub struct History {
     butterfly: Box<[Butterfly; 2]>,
     /// `[previous piece-to][piece-to]`, flattened.
     continuation: Vec<i16>,
-    /// One bit per row of `continuation` written since the last clear, so
-    /// that a clear zeroes only those: most of a short search's history
-    /// memory, and of its start-up cost when it begins from empty tables
-    /// (data generation), is this table.
-    continuation_rows: [u64; PIECE_TO / 64],
+    continuation_rows: WrittenRows<{ PIECE_TO / 64 }>,
     /// `[pawn slot][piece-to]`, flattened: how a quiet move fared in
     /// this pawn structure.
     pawn: Vec<i16>,
+    pawn_rows: WrittenRows<{ PAWN_SLOTS / 64 }>,
     /// `[piece-to][captured role]`, flattened.
     capture: Vec<i16>,
     killers: Vec<[Option<Move>; 2]>,
@@ -93,8 +119,9 @@ impl Default for History {
         History {
             butterfly: Box::new([[[[[0; 64]; 64]; 2]; 2]; 2]),
             continuation: vec![0; PIECE_TO * PIECE_TO],
-            continuation_rows: [0; PIECE_TO / 64],
+            continuation_rows: WrittenRows::NONE,
             pawn: vec![0; PAWN_SLOTS * PIECE_TO],
+            pawn_rows: WrittenRows::NONE,
             capture: vec![0; PIECE_TO * 6],
             killers: vec![[None; 2]; MAX_PLY as usize + 2],
             counters: Box::new([[None; 64]; 64]),
@@ -134,15 +161,10 @@ impl History {
             .as_flattened_mut()
             .as_flattened_mut()
             .fill(0);
-        for (word, bits) in self.continuation_rows.iter_mut().enumerate() {
-            while *bits != 0 {
-                let row = word * 64 + bits.trailing_zeros() as usize;
-                self.continuation[row * PIECE_TO..(row + 1) * PIECE_TO].fill(0);
-                *bits &= *bits - 1;
-            }
-        }
+        self.continuation_rows
+            .clear(&mut self.continuation, PIECE_TO);
         self.capture.fill(0);
-        self.pawn.fill(0);
+        self.pawn_rows.clear(&mut self.pawn, PIECE_TO);
         self.killers.fill([None; 2]);
         self.counters.as_flattened_mut().fill(None);
         self.correction.clear();
@@ -218,11 +240,12 @@ impl History {
     ) {
         self.update_quiet(color, m, threats, delta);
         let key = PieceTo::new(color, m).index();
+        self.pawn_rows.mark(pawns);
         let h = &mut self.pawn[pawns * PIECE_TO + key];
         *h = gravity(i32::from(*h), delta) as i16;
         for c in conts.iter().flatten() {
             let row = c.index();
-            self.continuation_rows[row / 64] |= 1 << (row % 64);
+            self.continuation_rows.mark(row);
             let h = &mut self.continuation[row * PIECE_TO + key];
             *h = gravity(i32::from(*h), delta) as i16;
         }
@@ -456,6 +479,7 @@ mod tests {
             h.set_counter(Some(random_move(None)), m);
         }
         assert!(h.continuation.iter().filter(|&&v| v != 0).count() > 1000);
+        assert!(h.pawn.iter().filter(|&&v| v != 0).count() > 1000);
         h.clear();
         assert!(h.continuation.iter().all(|&v| v == 0));
         assert!(
@@ -471,7 +495,8 @@ mod tests {
         assert!(h.pawn.iter().all(|&v| v == 0));
         assert!(h.killers.iter().all(|k| *k == [None; 2]));
         assert!(h.counters.as_flattened().iter().all(Option::is_none));
-        assert_eq!(h.continuation_rows, [0; PIECE_TO / 64]);
+        assert_eq!(h.continuation_rows, WrittenRows::NONE);
+        assert_eq!(h.pawn_rows, WrittenRows::NONE);
     }
 
     #[test]

@@ -246,6 +246,9 @@ pub(super) fn report_bound(
 /// Reports `lines` as MultiPV lines 1, 2, ..., each at the depth that
 /// searched it.
 pub(super) fn report_lines(w: &Worker, lines: &[Line], reporter: &dyn Reporter) {
+    if !reporter.wants_info() {
+        return;
+    }
     let nodes = w.total_nodes();
     let ms = w.elapsed().as_millis() as u64;
     let hashfull = w.shared.tt.hashfull();

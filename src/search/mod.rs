@@ -140,6 +140,12 @@ pub trait Reporter: Sync {
     fn info(&self, info: &Info);
     /// Free text (`info string` in UCI).
     fn message(&self, _text: &str) {}
+    /// Whether [`Reporter::info`] shows anything: a reporter that drops
+    /// every line spares the search gathering its counts (the table's fill
+    /// is a scan), which is a few percent of a thousand-node search.
+    fn wants_info(&self) -> bool {
+        true
+    }
 }
 
 /// A reporter that reports nothing.
@@ -147,6 +153,10 @@ pub struct Silent;
 
 impl Reporter for Silent {
     fn info(&self, _info: &Info) {}
+
+    fn wants_info(&self) -> bool {
+        false
+    }
 }
 
 /// One principal variation of a search's result (a MultiPV line), as its
@@ -348,6 +358,10 @@ impl Reporter for Shown<'_> {
     fn message(&self, text: &str) {
         self.inner.message(text);
     }
+
+    fn wants_info(&self) -> bool {
+        self.inner.wants_info()
+    }
 }
 
 /// The end of every search that had a move to play: a one-move PV gets the
@@ -404,6 +418,9 @@ pub fn report_line(
     state: &GameState,
     tt: &TranspositionTable,
 ) {
+    if !reporter.wants_info() {
+        return;
+    }
     let ms = result.elapsed.as_millis() as u64;
     reporter.info(&Info {
         depth: line.depth,
