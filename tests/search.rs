@@ -354,3 +354,55 @@ fn signals_serve_one_search_after_another() {
         state.play(r.best.unwrap());
     }
 }
+
+/// Keeps every line a search reports, as a GUI would see them.
+struct Recorder(std::sync::Mutex<Vec<(i32, Vec<Move>)>>);
+
+impl ferrum::search::Reporter for Recorder {
+    fn info(&self, info: &ferrum::search::Info) {
+        if let Ok(mut lines) = self.0.lock() {
+            lines.push((info.depth, info.pv.to_vec()));
+        }
+    }
+}
+
+/// A search nobody watches (`Silent`, as data generation runs them) skips
+/// gathering its `info` counts and must search exactly what a watched one
+/// does: the same move, score, line and node count.
+#[test]
+fn a_silent_search_searches_what_a_watched_one_does() {
+    let fens = [
+        "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    ];
+    let limits = Limits {
+        depth: Some(8),
+        ..Limits::default()
+    };
+    for fen in fens {
+        let state = GameState::new(parse_fen(fen, false).unwrap());
+        let run = |reporter: &dyn ferrum::search::Reporter| {
+            let tt = TranspositionTable::new(4);
+            search(
+                &state,
+                &limits,
+                &SearchOptions::default(),
+                &tt,
+                &Signals::default(),
+                reporter,
+            )
+        };
+        let silent = run(&Silent);
+        let recorder = Recorder(std::sync::Mutex::new(Vec::new()));
+        let watched = run(&recorder);
+        assert_eq!(silent.best, watched.best, "{fen}");
+        assert_eq!(silent.score, watched.score, "{fen}");
+        assert_eq!(silent.pv, watched.pv, "{fen}");
+        assert_eq!(silent.nodes, watched.nodes, "{fen}");
+        let lines = recorder.0.into_inner().unwrap();
+        let (depth, pv) = lines.last().expect("a watched search reports lines");
+        assert_eq!(*depth, 8, "{fen}");
+        assert_eq!(pv.first(), watched.best.as_ref(), "{fen}");
+    }
+}
