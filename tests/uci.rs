@@ -541,7 +541,11 @@ fn debug_mode_reports_the_time_from_go_to_bestmove() {
     assert!(debug_ms(&lines) >= 150.0, "{lines:?}");
     // A refused `go` during a search keeps the running search's time:
     // the stop comes at once after it, yet the time counts from the first.
+    // The 200 ms count from the search's first line, which the engine writes
+    // after it read `go`: from the test's own send they would race the
+    // engine's read of it on a busy machine.
     e.send("go infinite");
+    e.until("info depth");
     std::thread::sleep(std::time::Duration::from_millis(200));
     e.assert_error("go depth 1");
     e.send("stop");
