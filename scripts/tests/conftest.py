@@ -8,6 +8,16 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
+# Engine options for games on the clock (match.py's `;opt=val`). The
+# machines that run the tests are shared: a stall outside the engine can
+# outlast the 10 ms default Move Overhead and the ten overheads (100 ms) the
+# engine keeps in hand at 1+0.01 (CI once saw the referee's clock run 159 ms
+# past Ferrum's own go-to-bestmove time, a forfeit). 50 ms keeps 500 ms in
+# hand: what a user on a busy machine sets, and still a clock the engine
+# must manage (an engine that ignored it would lose on time all the same).
+CLOCK_OPTS = "Move Overhead=50"
+
+
 def ferrum_path() -> str:
     return os.environ.get("FERRUM", str(ROOT / "target" / "release" / "ferrum"))
 

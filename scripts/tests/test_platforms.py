@@ -17,7 +17,7 @@ import chess
 import chess.engine
 import pytest
 
-from conftest import ROOT, ferrum_path, skip_counted, syzygy_dir
+from conftest import CLOCK_OPTS, ROOT, ferrum_path, skip_counted, syzygy_dir
 
 DATA = pathlib.Path(os.environ.get("FERRUM_DATA") or str(ROOT.parent / "shared" / "data"))
 
@@ -216,7 +216,8 @@ def test_windows_binary_plays_games_against_the_linux_binary(tmp_path):
                        f"exec {cmd[0]} {cmd[1]} \"$@\"\n")
     wrapper.chmod(0o755)
     r = subprocess.run([sys.executable, str(ROOT / "scripts" / "match.py"),
-                        "--engine", f"windows={wrapper}", "--engine", f"linux={ferrum_path()}",
+                        "--engine", f"windows={wrapper};{CLOCK_OPTS}",
+                        "--engine", f"linux={ferrum_path()};{CLOCK_OPTS}",
                         "--book", str(ROOT / "tests" / "data" / "openings_selfmade.epd"),
                         "--tc", "2+0.05", "--games", "4", "--runner", "python", "--seed", "108"],
                        capture_output=True, text=True, timeout=600)
