@@ -317,6 +317,55 @@ fn node_limit_and_searchmoves() {
     assert!(r.nodes <= 20_000 + 1024, "{}", r.nodes);
 }
 
+/// The best move and score of a depth-`depth` search of `fen` with the
+/// search parameter `name` set to `value`.
+fn search_with_param(fen: &str, depth: i32, name: &str, value: i32) -> (String, i32, u64) {
+    let state = GameState::new(parse_fen(fen, false).unwrap());
+    let mut options = SearchOptions::default();
+    options.params.set(name, value).unwrap();
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    let tt = TranspositionTable::new(4);
+    let r = search(&state, &limits, &options, &tt, &Signals::default(), &Silent);
+    (
+        r.best
+            .unwrap()
+            .to_uci(shakmaty::CastlingMode::Standard)
+            .to_string(),
+        r.score,
+        r.nodes,
+    )
+}
+
+/// `qs_checks`: at depth 1 the queen that guards the back rank can take a
+/// knight; the mate that follows (...Rd1#) is a quiet check, beyond the
+/// horizon of a quiescence search of captures, seen by one that also tries
+/// quiet checks.
+#[test]
+fn quiet_checks_in_quiescence_see_a_back_rank_mate() {
+    let fen = "3r2k1/1n3ppp/8/8/8/1Q6/5PPP/6K1 w - - 0 1";
+    let (best, score, _) = search_with_param(fen, 1, "qs_checks", 0);
+    assert_eq!(
+        best, "b3b7",
+        "without quiet checks the bait is taken ({score})"
+    );
+    let (best, score, _) = search_with_param(fen, 1, "qs_checks", 1);
+    assert_ne!(best, "b3b7");
+    assert!(score > -ferrum::chess::score::MATE_BOUND, "{best} {score}");
+}
+
+/// `nmp_margin`: null-move pruning asks for a larger lead over beta at low
+/// depth, so it cuts less and the same depth takes more nodes.
+#[test]
+fn null_move_margin_prunes_less() {
+    let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 8";
+    let (_, _, plain) = search_with_param(fen, 10, "nmp_margin", 0);
+    let (_, _, margin) = search_with_param(fen, 10, "nmp_margin", 400);
+    assert!(margin > plain, "{margin} <= {plain}");
+}
+
 /// A caller that keeps one `Signals` for many searches (data generation,
 /// game analysis) gets full searches every time, not only the first.
 #[test]

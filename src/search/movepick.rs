@@ -92,6 +92,8 @@ pub struct MovePicker {
     /// Set once every quiet move still to come that does not give check
     /// would be pruned (see [`MovePicker::only_checking_quiets`]).
     checks_only: bool,
+    /// Quiescence with quiet checks ([`MovePicker::quiescence_checks`]).
+    qs_checks: bool,
 }
 
 impl MovePicker {
@@ -124,6 +126,7 @@ impl MovePicker {
             skip_quiets: false,
             handed_out_to: 0,
             checks_only: false,
+            qs_checks: false,
         }
     }
 
@@ -146,6 +149,16 @@ impl MovePicker {
         );
         p.quiescence = true;
         p.skip_quiets = true;
+        p
+    }
+
+    /// A quiescence picker that after the good noisy moves also hands out
+    /// the quiet moves that give check (out of check only).
+    pub fn quiescence_checks(tt_move: Option<Move>, threats: Bitboard) -> MovePicker {
+        let mut p = MovePicker::quiescence(tt_move, threats);
+        p.skip_quiets = false;
+        p.checks_only = true;
+        p.qs_checks = true;
         p
     }
 
@@ -179,7 +192,7 @@ impl MovePicker {
                         }
                         return Some(m);
                     }
-                    self.stage = if self.quiescence {
+                    self.stage = if self.quiescence && !self.qs_checks {
                         Stage::Done
                     } else {
                         Stage::Killer1

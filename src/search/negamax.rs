@@ -37,7 +37,7 @@ impl Worker<'_> {
 
         // Step 1. Horizon: resolve captures in quiescence search.
         if depth <= 0 {
-            return self.quiescence(alpha, beta, ply);
+            return self.quiescence(alpha, beta, ply, self.p.qs_checks != 0);
         }
         if self.check_stop() {
             return 0;
@@ -157,6 +157,7 @@ impl Worker<'_> {
             // Step 7. Null-move pruning: passing still fails high.
             if depth >= self.p.nmp_depth
                 && eval >= beta
+                && eval >= beta + self.p.nmp_margin - 10 * depth
                 && self.played[p.saturating_sub(1)].is_some()
                 && self.has_pieces()
                 && beta > -MATE_BOUND

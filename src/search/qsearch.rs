@@ -4,8 +4,9 @@
 
 use crate::chess::moves;
 use crate::chess::score::{INFINITE, MAX_PLY, mated_in};
+use crate::chess::see::see_ge;
 use crate::search::history::pawn_slot;
-use crate::search::movepick::MovePicker;
+use crate::search::movepick::{MovePicker, is_noisy};
 use crate::search::tt::{Bound, value_to_tt};
 use crate::search::worker::Worker;
 use shakmaty::{Bitboard, Position};
@@ -13,8 +14,10 @@ use shakmaty::{Bitboard, Position};
 impl Worker<'_> {
     /// Quiescence search: stand pat on the static evaluation, then only
     /// captures and queen promotions that do not lose material; all
-    /// evasions when in check.
-    pub(super) fn quiescence(&mut self, mut alpha: i32, beta: i32, ply: i32) -> i32 {
+    /// evasions when in check. With `checks` (the first quiescence ply,
+    /// when the `qs_checks` parameter asks), also the quiet moves that
+    /// give check without losing material.
+    pub(super) fn quiescence(&mut self, mut alpha: i32, beta: i32, ply: i32, checks: bool) -> i32 {
         if self.check_stop() {
             return 0;
         }
@@ -63,10 +66,19 @@ impl Worker<'_> {
         } else {
             (Bitboard::EMPTY, 0)
         };
-        let mut picker = MovePicker::quiescence(tt_move, threats).with_pawns(pawns);
+        let mut picker = if checks && !in_check {
+            MovePicker::quiescence_checks(tt_move, threats)
+        } else {
+            MovePicker::quiescence(tt_move, threats)
+        }
+        .with_pawns(pawns);
         let mut legal = 0;
         while let Some(m) = picker.next(self.state.pos(), self.history) {
             legal += 1;
+            // A quiet check (first ply only) that loses material is not tried.
+            if !in_check && !is_noisy(m) && !see_ge(self.state.pos(), m, 0) {
+                continue;
+            }
             // Delta pruning: even winning the piece cannot reach alpha.
             if !in_check && m.promotion().is_none() {
                 let futile = stand_pat
@@ -80,7 +92,7 @@ impl Worker<'_> {
                 }
             }
             self.make(m);
-            let v = -self.quiescence(-beta, -alpha, ply + 1);
+            let v = -self.quiescence(-beta, -alpha, ply + 1, false);
             self.unmake();
             if self.stopped {
                 return 0;
