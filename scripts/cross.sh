@@ -62,6 +62,31 @@ need() {
     fi
 }
 
+# debian_rustc TARGET: makes sure Debian's rustc knows TARGET and is new
+# enough for Ferrum (let chains: 1.88). A machine whose package lists are
+# older than the packages offers bookworm's rustc-web 1.85 (no
+# x86_64-win7-windows-gnu, no let chains) although bookworm-security has
+# 1.96: then the lists are refreshed and the three packages upgraded.
+debian_rustc() {
+    local target=$1
+    usable() {
+        local minor
+        minor=$(/usr/bin/rustc --version 2>/dev/null | sed -n 's/^rustc 1\.\([0-9]*\).*/\1/p')
+        [ "${minor:-0}" -ge 88 ] && /usr/bin/rustc --print target-list 2>/dev/null | grep -qx "$target"
+    }
+    usable && return 0
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "cross.sh: $(/usr/bin/rustc --version 2>/dev/null) cannot build $target; upgrading rustc-web" >&2
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >/dev/null 2>&1 || true
+        apt-get install -y -qq rustc-web cargo-web rust-web-src >/dev/null 2>&1 || true
+    fi
+    usable || {
+        echo "cross.sh: Debian's rustc ($(/usr/bin/rustc --version 2>/dev/null)) cannot build $target for Ferrum: rustc-web 1.88 or newer is needed" >&2
+        exit 1
+    }
+}
+
 # build_std TARGET LINKER: a release build of TARGET with Debian's compiler
 # (CROSS_PROFILE) and the std it builds from source; prints the binary's path.
 build_std() {
@@ -75,12 +100,14 @@ build_std() {
 case "$platform" in
 windows-x86-64)
     need rustc-web cargo-web rust-web-src gcc-mingw-w64-x86-64
+    debian_rustc x86_64-win7-windows-gnu
     build_std x86_64-win7-windows-gnu x86_64-w64-mingw32-gcc
     built=$target_dir/x86_64-win7-windows-gnu/$profile/ferrum.exe
     default_out=$target_dir/ferrum-windows-x86-64.exe
     ;;
 linux-aarch64)
     need rustc-web cargo-web rust-web-src gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+    debian_rustc aarch64-unknown-linux-gnu
     RUSTFLAGS="-C target-feature=+crt-static" build_std aarch64-unknown-linux-gnu aarch64-linux-gnu-gcc
     built=$target_dir/aarch64-unknown-linux-gnu/$profile/ferrum
     default_out=$target_dir/ferrum-linux-aarch64
