@@ -317,8 +317,8 @@ fn node_limit_and_searchmoves() {
     assert!(r.nodes <= 20_000 + 1024, "{}", r.nodes);
 }
 
-/// The best move and score of a depth-`depth` search of `fen` with the
-/// search parameter `name` set to `value`.
+/// The best move, score and nodes of a depth-`depth` search of `fen` with
+/// the search parameter `name` set to `value`.
 fn search_with_param(fen: &str, depth: i32, name: &str, value: i32) -> (String, i32, u64) {
     let state = GameState::new(parse_fen(fen, false).unwrap());
     let mut options = SearchOptions::default();

@@ -92,8 +92,6 @@ pub struct MovePicker {
     /// Set once every quiet move still to come that does not give check
     /// would be pruned (see [`MovePicker::only_checking_quiets`]).
     checks_only: bool,
-    /// Quiescence with quiet checks ([`MovePicker::quiescence_checks`]).
-    qs_checks: bool,
 }
 
 impl MovePicker {
@@ -126,7 +124,6 @@ impl MovePicker {
             skip_quiets: false,
             handed_out_to: 0,
             checks_only: false,
-            qs_checks: false,
         }
     }
 
@@ -158,7 +155,6 @@ impl MovePicker {
         let mut p = MovePicker::quiescence(tt_move, threats);
         p.skip_quiets = false;
         p.checks_only = true;
-        p.qs_checks = true;
         p
     }
 
@@ -192,7 +188,8 @@ impl MovePicker {
                         }
                         return Some(m);
                     }
-                    self.stage = if self.quiescence && !self.qs_checks {
+                    // Quiescence ends here unless it takes quiet checks.
+                    self.stage = if self.quiescence && self.skip_quiets {
                         Stage::Done
                     } else {
                         Stage::Killer1

@@ -156,8 +156,7 @@ impl Worker<'_> {
 
             // Step 7. Null-move pruning: passing still fails high.
             if depth >= self.p.nmp_depth
-                && eval >= beta
-                && eval >= beta + self.p.nmp_margin - 10 * depth
+                && eval >= beta + (self.p.nmp_margin - 10 * depth).max(0)
                 && self.played[p.saturating_sub(1)].is_some()
                 && self.has_pieces()
                 && beta > -MATE_BOUND

@@ -76,7 +76,7 @@ impl Worker<'_> {
         while let Some(m) = picker.next(self.state.pos(), self.history) {
             legal += 1;
             // A quiet check (first ply only) that loses material is not tried.
-            if !in_check && !is_noisy(m) && !see_ge(self.state.pos(), m, 0) {
+            if checks && !in_check && !is_noisy(m) && !see_ge(self.state.pos(), m, 0) {
                 continue;
             }
             // Delta pruning: even winning the piece cannot reach alpha.
