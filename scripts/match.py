@@ -131,6 +131,11 @@ class Stats:
         self.pv_missing = {}
         self.pv_games = {}
         self.min_clock = {}
+        # Per engine name: the depth and nodes of each move's last `info`
+        # (what the search reached; set beside the opponent's, the depth a
+        # change buys or costs at this time control).
+        self.depths = {}
+        self.nodes = {}
         # Per engine name: (seconds, round, ply) of the move whose runner-measured
         # time most exceeded the engine's own (count_wait).
         self.max_wait = {}
@@ -455,6 +460,10 @@ def count_line(stats, mover, r, clock_left, mismatched):
             mismatched.add(mover)
         if clock_left is not None:
             stats.min_clock[mover] = min(stats.min_clock.get(mover, clock_left), clock_left)
+        if r.info and "depth" in r.info:
+            stats.depths.setdefault(mover, []).append(r.info["depth"])
+        if r.info and "nodes" in r.info:
+            stats.nodes.setdefault(mover, []).append(r.info["nodes"])
 
 
 def count_wait(stats, mover, rnd, ply, used, r, clock_before):
@@ -475,7 +484,8 @@ def count_wait(stats, mover, rnd, ply, used, r, clock_before):
             own_ms = f"{own * 1000:.1f}" if own is not None else ""
             whole_ms = f"{whole * 1000:.1f}" if whole is not None else ""
             stats.move_log.write(f"{time.time():.3f},{rnd},{ply},{mover},{clock_before * 1000:.1f},"
-                                 f"{used * 1000:.1f},{own_ms},{whole_ms},{r.info.get('nodes', '')}\n")
+                                 f"{used * 1000:.1f},{own_ms},{whole_ms},{r.info.get('nodes', '')},"
+                                 f"{r.info.get('depth', '')},{r.info.get('seldepth', '')}\n")
 
 
 def stats_add(stats, field, engine):
@@ -591,7 +601,7 @@ def main():
                     help="write every timed move: wall clock, round, ply, engine, clock before (ms), "
                          "time the runner measured (ms), the engine's last reported time (ms), its "
                          "time from go to bestmove (ms; UCI engines are sent `debug on`, which "
-                         "Ferrum answers with it), nodes")
+                         "Ferrum answers with it), and its last info's nodes, depth and seldepth")
     ap.add_argument("--record-time", action="store_true", help="report the first engine's time use per move")
     ap.add_argument("--runner", choices=["auto", "python", "fastchess", "cutechess-cli"], default="auto",
                     help="auto: fastchess or cutechess-cli when on PATH, else python-chess")
@@ -637,7 +647,7 @@ def main():
     if args.move_log:
         stats.move_log = open(args.move_log, "w", buffering=1)
         stats.move_log.write("wall,round,ply,engine,clock_before_ms,used_ms,engine_time_ms,"
-                             "engine_go_to_bestmove_ms,nodes\n")
+                             "engine_go_to_bestmove_ms,nodes,depth,seldepth\n")
     pgn_lock = threading.Lock()
     pgn_out = open(args.pgn, "w") if args.pgn else None
     stop = threading.Event()
@@ -683,6 +693,12 @@ def main():
         line = (f"  {name}: last PV not led by the move played in {stats.pv_mismatch.get(name, 0)} "
                 f"of {stats.moves[name]} moves ({stats.pv_games.get(name, 0)} games); "
                 f"no PV {stats.pv_missing.get(name, 0)}")
+        if stats.depths.get(name):
+            depths = stats.depths[name]
+            line += f"; mean depth {sum(depths) / len(depths):.1f}"
+        if stats.nodes.get(name):
+            nodes = sorted(stats.nodes[name])
+            line += f"; median nodes a move {nodes[len(nodes) // 2]}"
         if name in stats.min_clock:
             line += f"; lowest clock left {stats.min_clock[name] * 1000:.0f} ms"
         if name in stats.max_wait:

@@ -2,6 +2,7 @@
 them, and hands the match to fastchess / cutechess-cli when one is on PATH."""
 import os
 import pathlib
+import re
 import stat
 import subprocess
 import sys
@@ -82,7 +83,7 @@ def test_move_log_holds_every_move_with_the_engines_own_time(tmp_path):
     assert "longest wait beyond its own time" in r.stdout, r.stdout
     rows = [line.split(",") for line in log.read_text().splitlines()]
     assert rows[0] == ["wall", "round", "ply", "engine", "clock_before_ms", "used_ms",
-                       "engine_time_ms", "engine_go_to_bestmove_ms", "nodes"]
+                       "engine_time_ms", "engine_go_to_bestmove_ms", "nodes", "depth", "seldepth"]
     rows = rows[1:]
     with open(pgn) as f:
         games = [chess.pgn.read_game(f) for _ in range(2)]
@@ -95,6 +96,16 @@ def test_move_log_holds_every_move_with_the_engines_own_time(tmp_path):
         # The engine's own time, less the waits outside it, stays inside
         # the clock it was given.
         assert 0 < whole < float(row[4]), row
+        # Ferrum reports a depth and a selective depth for every move it
+        # plays (at least one completed iteration).
+        assert int(row[9]) >= 1 and int(row[10]) >= 1, row
+    # The report sets each engine's mean depth and nodes beside the other's.
+    for name in ("a", "b"):
+        line = next(x for x in r.stdout.splitlines() if x.startswith(f"  {name}: last PV"))
+        mean = float(re.search(r"mean depth ([0-9.]+)", line).group(1))
+        mine = [int(row[9]) for row in rows if row[3] == name]
+        assert abs(mean - sum(mine) / len(mine)) < 0.051, (line, mine)
+        assert re.search(r"median nodes a move [1-9][0-9]*", line), line
 
 
 def test_an_option_the_engine_refuses_ends_the_run_at_once():
