@@ -153,14 +153,15 @@ params! {
     /// Quiet checks in quiescence search: 1 lets its first ply also try
     /// the quiet moves that give check (those that pass SEE), as
     /// Stockfish 15.1 does. Off (0) by default: +9.7 ± 16.0 in 1000 games
-    /// at 10,000 nodes a move, for 5% more instructions a node
-    /// (docs/strength.md, 2026-12-06); it needs its match under time.
+    /// at 10,000 nodes a move, for 5% more instructions a node; with
+    /// `nmp_margin` +24.4 ± 17.8 at 10,000 nodes but −2.8 ± 16.6 in 498
+    /// games at 10+0.1 (docs/strength.md, 2026-12-06).
     qs_checks = 0, 0..=1;
     /// Null-move pruning only when the static evaluation beats beta by
     /// this margin less 10 a ply of depth (Stockfish 15.1's condition, in
     /// Ferrum's centipawns about 110); 0, the default, asks only that it
     /// beats beta. At 110: +8.3 ± 17.4 in 800 games at 10,000 nodes a
-    /// move (docs/strength.md, 2026-12-06); it needs its match under time.
+    /// move, and level at 10+0.1 together with `qs_checks` (above).
     nmp_margin = 0, 0..=400;
 }
 
