@@ -95,7 +95,11 @@ impl TimeBudget {
             _ => 0.8,
         };
         let drop = 1.0 + (score_drop.clamp(0, 100) as f64) / 150.0;
-        let focus = (1.7 - best_move_nodes.clamp(0.0, 1.0)).clamp(0.6, 1.6);
+        // The best move's share of the root's nodes: 1.9 when it took a
+        // tenth or less, 0.55 when it took them all. Steeper than the 1.6 to
+        // 0.7 before (1.7 - share): +10.2 ± 12.2 at 3+0.03 and +6.3 ± 16.7
+        // at 10+0.1 (docs/strength.md, 2026-12-07).
+        let focus = (2.05 - 1.5 * best_move_nodes.clamp(0.0, 1.0)).min(1.9);
         let ms = (self.soft as f64 * stable * drop * focus).min(self.hard as f64);
         Duration::from_millis(ms as u64)
     }
@@ -173,6 +177,26 @@ mod tests {
             10,
         );
         assert!(b.hard >= 8000 && b.hard < 10_000, "{b:?}");
+    }
+
+    #[test]
+    fn node_share_scales_the_soft_limit_from_0_55_to_1_9() {
+        // Stability 3 and no score drop leave the best move's share of the
+        // root's nodes as the only factor: 2.05 - 1.5 x share, at most 1.9.
+        // (Milliseconds are truncated, so each value may read 1 ms low.)
+        let b = TimeBudget {
+            soft: 1000,
+            hard: 5000,
+            adaptive: true,
+        };
+        let ms = |share: f64| b.adjusted_soft(3, 0, share).as_millis();
+        assert!((549..=550).contains(&ms(1.0)), "{}", ms(1.0));
+        assert!((1299..=1300).contains(&ms(0.5)), "{}", ms(0.5));
+        assert!((1899..=1900).contains(&ms(0.1)), "{}", ms(0.1));
+        assert!((1899..=1900).contains(&ms(0.0)), "{}", ms(0.0));
+        // Never past the hard limit, however unsettled.
+        let tight = TimeBudget { hard: 1500, ..b };
+        assert_eq!(tight.adjusted_soft(0, 100, 0.0).as_millis(), 1500);
     }
 
     #[test]
