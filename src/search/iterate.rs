@@ -152,7 +152,7 @@ pub(super) fn iterate(
             } else {
                 prev_score - best.score
             };
-            if w.elapsed() >= b.adjusted_soft(stability, drop, frac) {
+            if w.elapsed() >= b.adjusted_soft(stability, drop, frac, &w.p) {
                 break;
             }
         }

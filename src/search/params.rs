@@ -163,6 +163,14 @@ params! {
     /// beats beta. At 110: +8.3 ± 17.4 in 800 games at 10,000 nodes a
     /// move, and level at 10+0.1 together with `qs_checks` (above).
     nmp_margin = 0, 0..=400;
+    /// Time management, not search: the soft limit's node-share factor
+    /// (`TimeBudget::adjusted_soft`), `(tm_focus_base - tm_focus_slope x
+    /// share) / 100`, at most `tm_focus_max / 100`, where `share` is the
+    /// best move's part of the root's nodes. Under `go nodes` or `depth`
+    /// (bench, SPSA) they change nothing.
+    tm_focus_base = 205, 100..=400;
+    tm_focus_slope = 150, 0..=300;
+    tm_focus_max = 190, 100..=400;
 }
 
 impl Params {

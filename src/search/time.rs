@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use super::params::Params;
+
 /// The side to move's clock as `go` gives it, in milliseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Clock {
@@ -82,7 +84,13 @@ impl TimeBudget {
     /// when the best move keeps changing or the score drops, less when the
     /// best move is stable and took most of the nodes. Never past the hard
     /// limit. A fixed budget (`movetime`) is not scaled.
-    pub fn adjusted_soft(&self, stability: u32, score_drop: i32, best_move_nodes: f64) -> Duration {
+    pub fn adjusted_soft(
+        &self,
+        stability: u32,
+        score_drop: i32,
+        best_move_nodes: f64,
+        p: &Params,
+    ) -> Duration {
         if !self.adaptive {
             return Duration::from_millis(self.soft);
         }
@@ -99,7 +107,11 @@ impl TimeBudget {
         // tenth or less, 0.55 when it took them all. Steeper than the 1.6 to
         // 0.7 before (1.7 - share): +10.2 ± 12.2 at 3+0.03 and +6.3 ± 16.7
         // at 10+0.1 (docs/strength.md, 2026-12-07).
-        let focus = (2.05 - 1.5 * best_move_nodes.clamp(0.0, 1.0)).min(1.9);
+        // (`tm_focus_*` in [`Params`]: 2.05, 1.5 and 1.9.)
+        let focus = ((f64::from(p.tm_focus_base)
+            - f64::from(p.tm_focus_slope) * best_move_nodes.clamp(0.0, 1.0))
+            / 100.0)
+            .min(f64::from(p.tm_focus_max) / 100.0);
         let ms = (self.soft as f64 * stable * drop * focus).min(self.hard as f64);
         Duration::from_millis(ms as u64)
     }
@@ -144,7 +156,7 @@ mod tests {
                     let b = TimeBudget::from_clock(c, 10);
                     assert!(b.soft <= b.hard, "{c:?} {b:?}");
                     assert!((b.hard as i64) < time.max(1), "{c:?} {b:?}");
-                    let adj = b.adjusted_soft(0, 100, 0.0);
+                    let adj = b.adjusted_soft(0, 100, 0.0, &Params::default());
                     assert!(adj.as_millis() as u64 <= b.hard);
                 }
             }
@@ -189,14 +201,19 @@ mod tests {
             hard: 5000,
             adaptive: true,
         };
-        let ms = |share: f64| b.adjusted_soft(3, 0, share).as_millis();
+        let ms = |share: f64| b.adjusted_soft(3, 0, share, &Params::default()).as_millis();
         assert!((549..=550).contains(&ms(1.0)), "{}", ms(1.0));
         assert!((1299..=1300).contains(&ms(0.5)), "{}", ms(0.5));
         assert!((1899..=1900).contains(&ms(0.1)), "{}", ms(0.1));
         assert!((1899..=1900).contains(&ms(0.0)), "{}", ms(0.0));
         // Never past the hard limit, however unsettled.
         let tight = TimeBudget { hard: 1500, ..b };
-        assert_eq!(tight.adjusted_soft(0, 100, 0.0).as_millis(), 1500);
+        assert_eq!(
+            tight
+                .adjusted_soft(0, 100, 0.0, &Params::default())
+                .as_millis(),
+            1500
+        );
     }
 
     #[test]
@@ -211,6 +228,9 @@ mod tests {
         );
         // However settled the search, movetime is used in full.
         let b = TimeBudget::fixed(1000, 10);
-        assert_eq!(b.adjusted_soft(9, 0, 1.0), Duration::from_millis(990));
+        assert_eq!(
+            b.adjusted_soft(9, 0, 1.0, &Params::default()),
+            Duration::from_millis(990)
+        );
     }
 }
