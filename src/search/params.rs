@@ -189,6 +189,12 @@ impl Params {
     }
 }
 
+/// Whether a parameter belongs to the time manager rather than the search
+/// (its name starts with `tm_`): it acts only under a clock.
+pub fn is_time_param(s: &Spec) -> bool {
+    s.name.starts_with("tm_")
+}
+
 /// Whether the parameters are offered as UCI options: in a build with the
 /// `tune` feature, or when the environment variable `FERRUM_TUNE` is set
 /// (to anything but `0`).
@@ -198,10 +204,13 @@ pub fn tuning_enabled() -> bool {
 
 /// The parameters in OpenBench's SPSA input format, one a line:
 /// `name, int, default, min, max, c_end, r_end`, with `c_end` a twentieth
-/// of the range (at least 0.5) and `r_end` 0.002.
+/// of the range (at least 0.5) and `r_end` 0.002. The time manager's
+/// parameters (`tm_*`) are left out: a tuning run at fixed nodes cannot
+/// see them.
 pub fn spsa_input() -> String {
     SPECS
         .iter()
+        .filter(|s| !is_time_param(s))
         .map(|s| {
             let c_end = (f64::from(s.max - s.min) / 20.0).max(0.5);
             format!(
@@ -255,8 +264,11 @@ mod tests {
     #[test]
     fn spsa_lines_have_seven_fields() {
         let text = spsa_input();
-        assert_eq!(text.lines().count(), SPECS.len());
-        for (line, s) in text.lines().zip(SPECS) {
+        let searched: Vec<&Spec> = SPECS.iter().filter(|s| !is_time_param(s)).collect();
+        assert!(searched.len() < SPECS.len(), "the tm_ parameters are left out");
+        assert_eq!(text.lines().count(), searched.len());
+        assert!(!text.contains("tm_"));
+        for (line, s) in text.lines().zip(searched) {
             let fields: Vec<&str> = line.split(", ").collect();
             assert_eq!(fields.len(), 7, "{line}");
             assert_eq!(fields[0], s.name);

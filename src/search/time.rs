@@ -217,6 +217,31 @@ mod tests {
     }
 
     #[test]
+    fn node_share_factor_follows_its_parameters() {
+        let b = TimeBudget {
+            soft: 1000,
+            hard: 5000,
+            adaptive: true,
+        };
+        let mut p = Params::default();
+        // A flat factor of 1: the share no longer matters.
+        p.set("tm_focus_base", 100).unwrap();
+        p.set("tm_focus_slope", 0).unwrap();
+        for share in [0.0, 0.5, 1.0] {
+            let ms = b.adjusted_soft(3, 0, share, &p).as_millis();
+            assert!((999..=1000).contains(&ms), "{share} {ms}");
+        }
+        // 2.4 - 2 x share, at most 2.2.
+        p.set("tm_focus_base", 240).unwrap();
+        p.set("tm_focus_slope", 200).unwrap();
+        p.set("tm_focus_max", 220).unwrap();
+        let ms = |share: f64| b.adjusted_soft(3, 0, share, &p).as_millis();
+        assert!((399..=400).contains(&ms(1.0)), "{}", ms(1.0));
+        assert!((1399..=1400).contains(&ms(0.5)), "{}", ms(0.5));
+        assert!((2199..=2200).contains(&ms(0.0)), "{}", ms(0.0));
+    }
+
+    #[test]
     fn movetime_is_exact_less_overhead() {
         assert_eq!(
             TimeBudget::fixed(1000, 10),
