@@ -70,8 +70,9 @@ enum Command {
     /// best outcome, for FENs given or read from stdin.
     Syzygy(syzygy::SyzygyArgs),
     /// Print the search parameters in OpenBench's SPSA input format (name, int, default, min,
-    /// max, c_end, r_end). The engine offers them as UCI options when built with `--features
-    /// tune` or run with FERRUM_TUNE=1.
+    /// max, c_end, r_end), less the time manager's (`tm_*`), which act only under a clock. The
+    /// engine offers them all as UCI options when built with `--features tune` or run with
+    /// FERRUM_TUNE=1.
     Spsa,
 }
 

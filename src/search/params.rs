@@ -265,7 +265,10 @@ mod tests {
     fn spsa_lines_have_seven_fields() {
         let text = spsa_input();
         let searched: Vec<&Spec> = SPECS.iter().filter(|s| !is_time_param(s)).collect();
-        assert!(searched.len() < SPECS.len(), "the tm_ parameters are left out");
+        assert!(
+            searched.len() < SPECS.len(),
+            "the tm_ parameters are left out"
+        );
         assert_eq!(text.lines().count(), searched.len());
         assert!(!text.contains("tm_"));
         for (line, s) in text.lines().zip(searched) {
