@@ -126,7 +126,7 @@ fn mate_prover_is_exact() {
     let pos = |fen| parse_fen(fen, false).unwrap();
     // Back-rank mate in one; not a mate in zero moves of anything else.
     assert_eq!(
-        mate_distance(&pos("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"), 3),
+        mate_distance(&pos("6k1/5pp1/7p/8/8/8/5PPP/3R2K1 w - - 0 1"), 3),
         Some(1)
     );
     // Doubled rooks: Rc8+ Rxc8 Rxc8# is a mate in two, and there is none in one.
@@ -364,6 +364,23 @@ fn null_move_margin_prunes_less() {
     let (_, _, plain) = search_with_param(fen, 10, "nmp_margin", 0);
     let (_, _, margin) = search_with_param(fen, 10, "nmp_margin", 400);
     assert!(margin > plain, "{margin} <= {plain}");
+}
+
+/// `eval_rule50`: the same position a rook up (its pawns locked, so that
+/// no line resets the counter) scores less the longer nothing has been
+/// captured or pushed (about half as much at 90 half-moves with the
+/// parameter at 200), and exactly the same without it.
+#[test]
+fn fifty_move_counter_damps_the_evaluation() {
+    let fen = |halfmoves: u32| format!("8/6k1/5p2/4pP2/4P3/8/8/3R2K1 w - - {halfmoves} 80");
+    let score = |halfmoves, value| search_with_param(&fen(halfmoves), 4, "eval_rule50", value).1;
+    assert_eq!(score(0, 0), score(90, 0));
+    let (fresh, stale) = (score(0, 200), score(90, 200));
+    assert!(fresh > 300, "{fresh}");
+    assert!(
+        3 * stale > fresh && 3 * stale < 2 * fresh,
+        "{stale} against {fresh}"
+    );
 }
 
 /// A caller that keeps one `Signals` for many searches (data generation,

@@ -163,6 +163,12 @@ params! {
     /// beats beta. At 110: +8.3 ± 17.4 in 800 games at 10,000 nodes a
     /// move, and level at 10+0.1 together with `qs_checks` (above).
     nmp_margin = 0, 0..=400;
+    /// The static evaluation damped towards a draw as the fifty-move
+    /// counter grows (as Stockfish 15.1 does): scaled by `(d - halfmoves)
+    /// / d` for this `d` (200 halves it at the 100th half-move); 0, the
+    /// default, leaves it undamped. At 200: −6.9 ± 13.8 in 800 games at
+    /// 3+0.03 (docs/strength.md, 2026-12-07), so off.
+    eval_rule50 = 0, 0..=400;
     /// Time management, not search: the soft limit's node-share factor
     /// (`TimeBudget::adjusted_soft`), `(tm_focus_base - tm_focus_slope x
     /// share) / 100`, at most `tm_focus_max / 100`, where `share` is the

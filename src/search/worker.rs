@@ -303,7 +303,8 @@ impl<'a> Worker<'a> {
     }
 
     /// A static evaluation plus the correction history's correction (kept
-    /// out of the mate range); `NONE` stays `NONE`, and so does the
+    /// out of the mate range), damped by the fifty-move counter when
+    /// `eval_rule50` is set; `NONE` stays `NONE`, and so does the
     /// evaluation of a position with a lone king.
     #[inline]
     pub(super) fn corrected(&self, raw: i32) -> i32 {
@@ -317,7 +318,16 @@ impl<'a> Worker<'a> {
             .history
             .correction
             .correction(pos.board(), pos.turn(), &self.p);
-        (raw + c).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+        let v = (raw + c).clamp(-MATE_BOUND + 1, MATE_BOUND - 1);
+        let d = self.p.eval_rule50;
+        if d > 0 {
+            // Shuffling without progress: drift towards the draw the
+            // fifty-move rule will declare.
+            let halfmoves = (pos.halfmoves() as i32).min(d);
+            v * (d - halfmoves) / d
+        } else {
+            v
+        }
     }
 
     /// The continuation-history keys of the two moves before ply `p`.

@@ -200,11 +200,13 @@ pub fn play_game(
         multipv: 1,
         move_overhead: 0,
         net: config.net.clone(),
-        // Never with the material scale, whatever its default: the scores
-        // label what the net itself sees, as every round before the scale
-        // did, and an engine that scales scales a net trained on them too.
+        // Never with the material scale or the fifty-move damping,
+        // whatever their defaults: the scores label what the net itself
+        // sees, as every round before them did, and an engine that scales
+        // or damps does so to a net trained on them too.
         params: crate::search::params::Params {
             eval_material_base: 0,
+            eval_rule50: 0,
             ..crate::search::params::Params::default()
         },
         syzygy: config.syzygy.clone(),
