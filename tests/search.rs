@@ -383,6 +383,21 @@ fn fifty_move_counter_damps_the_evaluation() {
     );
 }
 
+/// `lmr_fractional`: reductions summed in 1024ths of a ply grow another
+/// tree to the same depth (the table's fractions and small history scores
+/// now count), and it still finds the doubled rooks' mate in two, exactly.
+#[test]
+fn fractional_reductions_change_the_tree_not_the_mate() {
+    let middlegame = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 8";
+    let (_, _, plies) = search_with_param(middlegame, 10, "lmr_fractional", 0);
+    let (_, _, fractions) = search_with_param(middlegame, 10, "lmr_fractional", 1);
+    assert_ne!(plies, fractions);
+    let mate = "r5k1/5ppp/8/8/8/8/2R2PPP/2R3K1 w - - 0 1";
+    let (best, score, _) = search_with_param(mate, 8, "lmr_fractional", 1);
+    assert_eq!(best, "c2c8");
+    assert_eq!(score, ferrum::chess::score::mate_in(3));
+}
+
 /// A caller that keeps one `Signals` for many searches (data generation,
 /// game analysis) gets full searches every time, not only the first.
 #[test]

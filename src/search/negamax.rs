@@ -333,15 +333,18 @@ impl Worker<'_> {
                     && depth >= self.p.lmr_depth
                     && searched >= self.p.lmr_moves as usize + usize::from(pv_node)
                 {
+                    // Every term in `unit`s: plies, or 1024ths of a ply
+                    // rounded down once at the end (`lmr_fractional`).
+                    let unit = if self.p.lmr_fractional != 0 { 1024 } else { 1 };
                     r = self.lmr[depth.min(63) as usize][searched.min(63)];
-                    r -= i32::from(pv_node);
-                    r += i32::from(cut);
-                    r -= i32::from(gives_check);
+                    r -= unit * i32::from(pv_node);
+                    r += unit * i32::from(cut);
+                    r -= unit * i32::from(gives_check);
                     if quiet {
-                        r += i32::from(!improving);
-                        r += i32::from(tt_move.is_some_and(is_noisy));
-                        r -= i32::from(killer);
-                        r -= hist / self.p.lmr_history_divisor;
+                        r += unit * i32::from(!improving);
+                        r += unit * i32::from(tt_move.is_some_and(is_noisy));
+                        r -= unit * i32::from(killer);
+                        r -= hist * unit / self.p.lmr_history_divisor;
                         // A piece joining an attack on the king: the threat
                         // behind a sacrifice shows only at full depth
                         // (not looked for when the parameter is 0, its
@@ -352,13 +355,14 @@ impl Worker<'_> {
                                 .previous_pos()
                                 .is_some_and(|before| moves::attacks_king_zone(before, m))
                         {
-                            r -= self.p.lmr_king_zone;
+                            r -= unit * self.p.lmr_king_zone;
                         }
                     } else {
                         // Late captures and promotions: less, and less
                         // still for those that have often refuted here.
-                        r -= 1 + self.history.capture(us, m) / self.p.lmr_capture_divisor;
+                        r -= unit + self.history.capture(us, m) * unit / self.p.lmr_capture_divisor;
                     }
+                    r = r.div_euclid(unit);
                     r = r.clamp(0, new_depth - 1);
                 }
                 let mut new_depth = new_depth;

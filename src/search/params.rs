@@ -102,6 +102,12 @@ params! {
     /// when by less than this one.
     lmr_deeper_margin = 36, 0..=200;
     lmr_shallower_margin = 7, 0..=100;
+    /// Late-move reductions in 1024ths of a ply, summed and then rounded
+    /// down once (1), rather than each term rounded on its own (0, the
+    /// default): the table's fraction and small history scores then count.
+    /// On: −5.2 ± 14.5 in 800 games at 3+0.03 with the divisors tuned for
+    /// whole plies (docs/strength.md, 2026-12-07), so off.
+    lmr_fractional = 0, 0..=1;
     /// Late-move pruning: quiets beyond `lmp_base + depth^2` at shallow depth.
     lmp_depth = 8, 1..=16;
     lmp_base = 3, 0..=10;

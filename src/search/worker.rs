@@ -64,6 +64,8 @@ pub(super) struct Worker<'a> {
     pub(super) root_nodes: Vec<(Move, u64)>,
     /// Set once the first root move of an iteration has been searched fully.
     pub(super) root_best: Option<Line>,
+    /// Late-move reductions by depth and move number, in plies (in 1024ths
+    /// of a ply under `lmr_fractional`).
     pub(super) lmr: Box<[[i32; 64]; 64]>,
     /// The search's parameters (a copy, read at every node).
     pub(super) p: Params,
@@ -92,9 +94,11 @@ impl<'a> Worker<'a> {
         let base = f64::from(p.lmr_base) / 100.0;
         let divisor = f64::from(p.lmr_divisor) / 100.0;
         let ln = ln_table();
+        // In plies, or in 1024ths of a ply (`lmr_fractional`).
+        let unit = if p.lmr_fractional != 0 { 1024.0 } else { 1.0 };
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (base + ln[d] * ln[m] / divisor) as i32;
+                *r = ((base + ln[d] * ln[m] / divisor) * unit) as i32;
             }
         }
         let root_len = state.history_len();
