@@ -126,7 +126,7 @@ fn mate_prover_is_exact() {
     let pos = |fen| parse_fen(fen, false).unwrap();
     // Back-rank mate in one; not a mate in zero moves of anything else.
     assert_eq!(
-        mate_distance(&pos("6k1/5pp1/7p/8/8/8/5PPP/3R2K1 w - - 0 1"), 3),
+        mate_distance(&pos("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"), 3),
         Some(1)
     );
     // Doubled rooks: Rc8+ Rxc8 Rxc8# is a mate in two, and there is none in one.
