@@ -335,7 +335,8 @@ impl Worker<'_> {
                 {
                     // Every term in `unit`s: plies, or 1024ths of a ply
                     // rounded down once at the end (`lmr_fractional`).
-                    let unit = if self.p.lmr_fractional != 0 { 1024 } else { 1 };
+                    let shift = self.p.lmr_shift();
+                    let unit = 1 << shift;
                     r = self.lmr[depth.min(63) as usize][searched.min(63)];
                     r -= unit * i32::from(pv_node);
                     r += unit * i32::from(cut);
@@ -362,7 +363,7 @@ impl Worker<'_> {
                         // still for those that have often refuted here.
                         r -= unit + self.history.capture(us, m) * unit / self.p.lmr_capture_divisor;
                     }
-                    r = r.div_euclid(unit);
+                    r >>= shift;
                     r = r.clamp(0, new_depth - 1);
                 }
                 let mut new_depth = new_depth;

@@ -186,6 +186,13 @@ params! {
 }
 
 impl Params {
+    /// Late-move reductions are counted in `1 << lmr_shift()` parts of a
+    /// ply: 1024ths under `lmr_fractional`, else whole plies.
+    #[inline]
+    pub fn lmr_shift(&self) -> u32 {
+        if self.lmr_fractional != 0 { 10 } else { 0 }
+    }
+
     /// The history bonus for the move that caused a cutoff at `depth`.
     #[inline]
     pub fn history_bonus(&self, depth: i32) -> i32 {

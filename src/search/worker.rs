@@ -95,7 +95,7 @@ impl<'a> Worker<'a> {
         let divisor = f64::from(p.lmr_divisor) / 100.0;
         let ln = ln_table();
         // In plies, or in 1024ths of a ply (`lmr_fractional`).
-        let unit = if p.lmr_fractional != 0 { 1024.0 } else { 1.0 };
+        let unit = f64::from(1 << p.lmr_shift());
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
                 *r = ((base + ln[d] * ln[m] / divisor) * unit) as i32;
