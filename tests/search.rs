@@ -398,6 +398,22 @@ fn fractional_reductions_change_the_tree_not_the_mate() {
     assert_eq!(score, ferrum::chess::score::mate_in(3));
 }
 
+/// `lmr_singular_quiet`: the later moves of a node whose quiet table move
+/// was singular-extended are reduced less, which grows another tree to the
+/// same depth (singular extensions start at depth 8, so a depth-12 search
+/// meets them), and the doubled rooks' mate in two is still found exactly.
+#[test]
+fn singular_quiet_reductions_change_the_tree_not_the_mate() {
+    let middlegame = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 8";
+    let (_, _, off) = search_with_param(middlegame, 12, "lmr_singular_quiet", 0);
+    let (_, _, on) = search_with_param(middlegame, 12, "lmr_singular_quiet", 2);
+    assert_ne!(off, on);
+    let mate = "r5k1/5ppp/8/8/8/8/2R2PPP/2R3K1 w - - 0 1";
+    let (best, score, _) = search_with_param(mate, 8, "lmr_singular_quiet", 2);
+    assert_eq!(best, "c2c8");
+    assert_eq!(score, ferrum::chess::score::mate_in(3));
+}
+
 /// A caller that keeps one `Signals` for many searches (data generation,
 /// game analysis) gets full searches every time, not only the first.
 #[test]

@@ -206,6 +206,8 @@ impl Worker<'_> {
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
         let mut noisy_tried: ArrayVec<Move, 32> = ArrayVec::new();
         let us = self.state.turn();
+        // The table move was quiet and singular-extended (`lmr_singular_quiet`).
+        let mut singular_quiet = false;
 
         while let Some(m) = picker.next(self.state.pos(), self.history) {
             if root
@@ -294,6 +296,7 @@ impl Worker<'_> {
                 }
                 if v < s_beta {
                     singular_ext = 1;
+                    singular_quiet = quiet;
                     if !pv_node
                         && v < s_beta - self.p.se_double_margin
                         && self.double_ext[p] < self.p.se_double_limit
@@ -341,6 +344,7 @@ impl Worker<'_> {
                     r -= unit * i32::from(pv_node);
                     r += unit * i32::from(cut);
                     r -= unit * i32::from(gives_check);
+                    r -= unit * self.p.lmr_singular_quiet * i32::from(singular_quiet);
                     if quiet {
                         r += unit * i32::from(!improving);
                         r += unit * i32::from(tt_move.is_some_and(is_noisy));

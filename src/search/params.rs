@@ -95,6 +95,11 @@ params! {
     /// Late-move reductions: this many plies less for a quiet move of a
     /// piece that attacks the enemy king's zone ([`crate::chess::moves::attacks_king_zone`]).
     lmr_king_zone = 0, 0..=3;
+    /// Late-move reductions: this many plies less for every later move of
+    /// a node whose quiet table move was singular-extended (Stockfish
+    /// 15.1's `singularQuietLMR`): the node is one where a single move
+    /// stands out, so the rest are searched closer to full depth.
+    lmr_singular_quiet = 0, 0..=2;
     /// Late-move reductions of noisy moves: one ply less per this much capture history.
     lmr_capture_divisor = 3911, 1024..=16384;
     /// Re-search after a reduced search beat alpha: one ply deeper when it
