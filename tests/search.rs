@@ -383,35 +383,33 @@ fn fifty_move_counter_damps_the_evaluation() {
     );
 }
 
-/// `lmr_fractional`: reductions summed in 1024ths of a ply grow another
-/// tree to the same depth (the table's fractions and small history scores
-/// now count), and it still finds the doubled rooks' mate in two, exactly.
-#[test]
-fn fractional_reductions_change_the_tree_not_the_mate() {
+/// A reduction parameter at `value` grows another tree than at 0 on the
+/// same middlegame to `depth`, and still finds the doubled rooks' mate in
+/// two, exactly: it changes what is searched, not what is proved.
+fn assert_changes_the_tree_not_the_mate(name: &str, value: i32, depth: i32) {
     let middlegame = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 8";
-    let (_, _, plies) = search_with_param(middlegame, 10, "lmr_fractional", 0);
-    let (_, _, fractions) = search_with_param(middlegame, 10, "lmr_fractional", 1);
-    assert_ne!(plies, fractions);
+    let (_, _, off) = search_with_param(middlegame, depth, name, 0);
+    let (_, _, on) = search_with_param(middlegame, depth, name, value);
+    assert_ne!(off, on, "{name}={value} searched the same tree");
     let mate = "r5k1/5ppp/8/8/8/8/2R2PPP/2R3K1 w - - 0 1";
-    let (best, score, _) = search_with_param(mate, 8, "lmr_fractional", 1);
+    let (best, score, _) = search_with_param(mate, 8, name, value);
     assert_eq!(best, "c2c8");
     assert_eq!(score, ferrum::chess::score::mate_in(3));
 }
 
+/// `lmr_fractional`: reductions summed in 1024ths of a ply (the table's
+/// fractions and small history scores now count).
+#[test]
+fn fractional_reductions_change_the_tree_not_the_mate() {
+    assert_changes_the_tree_not_the_mate("lmr_fractional", 1, 10);
+}
+
 /// `lmr_singular_quiet`: the later moves of a node whose quiet table move
-/// was singular-extended are reduced less, which grows another tree to the
-/// same depth (singular extensions start at depth 8, so a depth-12 search
-/// meets them), and the doubled rooks' mate in two is still found exactly.
+/// was singular-extended are reduced less (singular extensions start at
+/// depth 8, so a depth-12 search meets them).
 #[test]
 fn singular_quiet_reductions_change_the_tree_not_the_mate() {
-    let middlegame = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 8";
-    let (_, _, off) = search_with_param(middlegame, 12, "lmr_singular_quiet", 0);
-    let (_, _, on) = search_with_param(middlegame, 12, "lmr_singular_quiet", 2);
-    assert_ne!(off, on);
-    let mate = "r5k1/5ppp/8/8/8/8/2R2PPP/2R3K1 w - - 0 1";
-    let (best, score, _) = search_with_param(mate, 8, "lmr_singular_quiet", 2);
-    assert_eq!(best, "c2c8");
-    assert_eq!(score, ferrum::chess::score::mate_in(3));
+    assert_changes_the_tree_not_the_mate("lmr_singular_quiet", 2, 12);
 }
 
 /// A caller that keeps one `Signals` for many searches (data generation,
